@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0
+# One kpbench load per measurement; the host builds the table from the
+# "kpbench:" lines.  Meant for a guest booted with -icount shift=0.
+. /kp/lib.sh
+
+OPT=/proc/sys/debug/kprobes-optimization
+
+measure() {	# kind optimization(0|1)
+	[ -w $OPT ] && echo "$2" >$OPT
+	say "KP-STAGE bench $1"
+	if insmod /kp/ext/kpbench.ko kind="$1" 2>/tmp/insmod.err; then
+		rmmod kpbench
+	else
+		say "kpbench: kind=$1 failed: $(cat /tmp/insmod.err)"
+	fi
+}
+
+measure entry 1
+measure int3 0
+measure int3post 0
+measure opt 1
+measure kretprobe 1
+measure crowd 0
+[ -w $OPT ] && echo 1 >$OPT

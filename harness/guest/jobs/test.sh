@@ -1,0 +1,14 @@
+# SPDX-License-Identifier: GPL-2.0
+# Every in-guest test suite.  Each suite announces itself with
+# "# kp-suite: NAME" and then prints KTAP; the host parses the console.
+. /kp/lib.sh
+
+SUITES="kunit samples ftracetest"
+plan=
+for s in $SUITES; do suite_wanted "$s" && plan="$plan $s"; done
+say "# kp-plan:$plan"
+
+for s in $plan; do
+	say "KP-STAGE suite $s"
+	sh "/kp/jobs/suite-$s.sh"
+done

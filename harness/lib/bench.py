@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Print the benchmark table from the base's and the project's consoles."""
+
+import re
+import sys
+
+LINE = re.compile(r'kpbench: kind=(?P<kind>\S+) (?P<rest>.*)$')
+ROWS = [
+    ('entry', 'per_hit', 'function entry (ftrace site on x86)'),
+    ('int3', 'per_hit', 'inside the function, pre_handler, no optimization'),
+    ('int3post', 'per_hit', 'same, with a post_handler'),
+    ('opt', 'per_hit', 'inside the function, optimization on'),
+    ('kretprobe', 'per_hit', 'kretprobe (entry and return)'),
+    ('crowd', 'per_hit', 'int3 with 4096 other probes registered after it'),
+    ('crowd', 'register_us', 'register_kprobes(4096), virtual us'),
+    ('crowd', 'unregister_us', 'unregister_kprobes(4096), virtual us'),
+]
+
+
+def read(path):
+    found = {}
+    with open(path, errors='replace') as f:
+        for raw in f:
+            m = LINE.search(raw)
+            if not m:
+                continue
+            fields = dict(kv.split('=', 1) for kv in m.group('rest').split()
+                          if '=' in kv)
+            if 'failed' in m.group('rest'):
+                fields = {'failed': m.group('rest')}
+            found[m.group('kind')] = fields
+    return found
+
+
+def cell(data, kind, key):
+    d = data.get(kind)
+    if d is None:
+        return None, 'missing'
+    if 'failed' in d:
+        return None, 'failed'
+    return float(d[key]), d.get('mode', '?')
+
+
+def main(base_log, proj_log, header):
+    base, proj = read(base_log), read(proj_log)
+    print(header)
+    print()
+    fmt = '{:<52} {:>10} {:>10} {:>8}  {}'
+    print(fmt.format('guest instructions per hit (icount)', 'base', 'project',
+                     'change', 'patched as (base/project)'))
+    bad = 0
+    for kind, key, label in ROWS:
+        b, bm = cell(base, kind, key)
+        p, pm = cell(proj, kind, key)
+        bs = f'{b:.2f}' if b is not None else bm
+        ps = f'{p:.2f}' if p is not None else pm
+        ch = f'{(p - b) / b * 100:+.1f}%' if b and p is not None else ''
+        if b is None or p is None:
+            bad += 1
+        mode = f'{bm}/{pm}' if key == 'per_hit' else ''
+        print(fmt.format(label, bs, ps, ch, mode))
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3]))

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+# Out-of-tree kernel builds through ccache.
+# shellcheck shell=bash
+
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
+# Both source trees sit under $KP_WORK; relative paths let them share hits.
+export CCACHE_BASEDIR=$KP_WORK
+export CCACHE_NOHASHDIR=1
+export KBUILD_BUILD_TIMESTAMP='Sat Jan  1 00:00:00 UTC 2000'
+export KBUILD_BUILD_USER=kp
+export KBUILD_BUILD_HOST=kp
+
+# build_vars VARIANT ARCH DEBUG: set KP_BUILD_SRC and KP_BUILD_OUT.
+build_vars() {
+	arch_vars "$2"
+	KP_BUILD_SRC=$(src_for "$1")
+	KP_BUILD_OUT=$KP_OUT/$1-$2
+	[ "$3" = 1 ] && KP_BUILD_OUT=$KP_BUILD_OUT-debug
+	return 0
+}
+
+kmake() {
+	make -C "$KP_BUILD_SRC" O="$KP_BUILD_OUT" ARCH="$KP_KARCH" \
+		CROSS_COMPILE="$KP_CROSS" CC="ccache ${KP_CROSS}gcc" \
+		HOSTCC="ccache gcc" -j"$(nproc)" "$@"
+}
+
+config_fragments() {
+	local debug=$1
+	echo "$KP_HARNESS/config/common.config"
+	echo "$KP_HARNESS/config/$KP_ARCH.config"
+	[ "$debug" = 1 ] && echo "$KP_HARNESS/config/debug.config"
+	return 0
+}
+
+# Every CONFIG_X=v line of the fragments must be in .config as written
+# ("is not set" for =n), or the build would silently test something else.
+check_config() {
+	local frag=$1 cfg=$2 bad=0 line sym val
+	while IFS= read -r line; do
+		case $line in CONFIG_*=*) ;; *) continue ;; esac
+		sym=${line%%=*}
+		val=${line#*=}
+		if [ "$val" = n ]; then
+			grep -qx "$sym=.*" "$cfg" && { echo "  $sym should be off"; bad=1; }
+		else
+			grep -qxF "$line" "$cfg" || {
+				echo "  wanted $line, got $(grep -E "^(# )?$sym[= ]" "$cfg" || echo 'nothing')"
+				bad=1
+			}
+		fi
+	done <"$frag"
+	return $bad
+}
+
+configure() {
+	local debug=$1 frag=$KP_BUILD_OUT/kp.fragment sum
+	mkdir -p "$KP_BUILD_OUT"
+	# shellcheck disable=SC2046
+	cat $(config_fragments "$debug") >"$frag.new"
+	sum=$(sha1sum "$frag.new" | cut -c1-40)
+	if [ -f "$KP_BUILD_OUT/.config" ] && [ "$(cat "$KP_BUILD_OUT/kp.fragment.sum" 2>/dev/null)" = "$sum" ]; then
+		rm -f "$frag.new"
+		return 0
+	fi
+	mv "$frag.new" "$frag"
+	run_step "configuring $(basename "$KP_BUILD_OUT")" "$KP_BUILD_OUT/build.log" \
+		kmake KCONFIG_ALLCONFIG="$frag" allnoconfig
+	if ! check_config "$frag" "$KP_BUILD_OUT/.config" >"$KP_BUILD_OUT/config-check.txt"; then
+		cat "$KP_BUILD_OUT/config-check.txt" >&2
+		die "the config fragments did not come out as written"
+	fi
+	echo "$sum" >"$KP_BUILD_OUT/kp.fragment.sum"
+}
+
+# build VARIANT ARCH DEBUG: kernel image, modules and the harness's own
+# external modules, with modules installed under $KP_BUILD_OUT/modroot.
+build() {
+	local variant=$1 arch=$2 debug=$3 log
+	build_vars "$variant" "$arch" "$debug"
+	log=$KP_BUILD_OUT/build.log
+	mkdir -p "$KP_BUILD_OUT"
+	: >"$log"
+	configure "$debug"
+	run_step "building $(basename "$KP_BUILD_OUT")" "$log" \
+		kmake "$(basename "$KP_IMAGE")" modules
+	rm -rf "$KP_BUILD_OUT/modroot"
+	run_step "installing modules" "$log" \
+		kmake INSTALL_MOD_PATH="$KP_BUILD_OUT/modroot" INSTALL_MOD_STRIP=1 \
+		DEPMOD=/sbin/depmod modules_install
+	build_external
+}
+
+# The harness's own modules (benchmark, test helpers) are built out of tree
+# from a copy, so the repository is never written to by a build.
+build_external() {
+	local m dst
+	for m in "$KP_HARNESS"/modules/*/; do
+		[ -f "$m/Kbuild" ] || continue
+		dst=$KP_BUILD_OUT/ext/$(basename "$m")
+		mkdir -p "$dst"
+		rsync -a --checksum "$m" "$dst/"
+		run_step "building module $(basename "$m")" "$KP_BUILD_OUT/build.log" \
+			kmake M="$dst" modules
+	done
+}
+
+kernel_release() {
+	cat "$KP_BUILD_OUT/include/config/kernel.release"
+}

@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by every harness command: paths, progress output, dependencies.
+# shellcheck shell=bash
+
+set -euo pipefail
+
+KP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+KP_HARNESS=$KP_ROOT/harness
+KP_WORK=${KP_WORK:-$KP_ROOT/.build}
+KP_START=${KP_START:-$(date +%s)}
+export KP_START
+
+# Where the unpacked base lives (a git repository whose only commit is the
+# base), the composed project tree (a worktree of the same repository) and
+# the build output directories.
+KP_BASE_SRC=$KP_WORK/base
+KP_SRC=$KP_WORK/src
+KP_OUT=$KP_WORK/out
+KP_LOGS=$KP_WORK/logs
+KP_TARBALL=/usr/src/linux-source-6.12.tar.xz
+
+# Pinned identity and date: the same tarball always gives the same base
+# commit id, so "base-commit:" in the series means the same thing anywhere.
+KP_BASE_DATE='2000-01-01T00:00:00Z'
+KP_BASE_NAME='linux-source-6.12'
+KP_BASE_EMAIL='linux-source-6.12@packages.debian.org'
+
+mkdir -p "$KP_WORK" "$KP_LOGS"
+
+elapsed() {
+	local s=$(($(date +%s) - KP_START))
+	printf '%d:%02d' $((s / 60)) $((s % 60))
+}
+
+stage() {
+	printf '[%s] %s\n' "$(elapsed)" "$*"
+}
+
+warn() {
+	printf '[%s] warning: %s\n' "$(elapsed)" "$*" >&2
+}
+
+die() {
+	printf '[%s] error: %s\n' "$(elapsed)" "$*" >&2
+	exit 1
+}
+
+# run_step DESCRIPTION LOGFILE COMMAND...
+# Runs COMMAND with its output in LOGFILE, printing the elapsed time every
+# 30 s so that a long compile visibly progresses.  On failure, prints the
+# tail of the log and returns the command's status.
+run_step() {
+	local desc=$1 log=$2 pid rc t0 tick=0
+	shift 2
+	t0=$(date +%s)
+	stage "$desc (log: ${log#"$KP_ROOT"/})"
+	"$@" >>"$log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		tick=$((tick + 1))
+		if ((tick % 30 == 0)); then
+			printf '[%s]   ... %s: %ds\n' "$(elapsed)" "$desc" $(($(date +%s) - t0))
+		fi
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	if ((rc != 0)); then
+		printf '[%s] %s failed (exit %d); last lines of %s:\n' \
+			"$(elapsed)" "$desc" "$rc" "$log" >&2
+		tail -n 40 "$log" >&2
+		return "$rc"
+	fi
+	stage "$desc done in $(($(date +%s) - t0))s"
+}
+
+# Debian packages every command needs, and the command or file that shows
+# each is present.
+KP_PACKAGES=(
+	"linux-source-6.12:$KP_TARBALL"
+	"build-essential:gcc"
+	"gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc"
+	"flex:flex"
+	"bison:bison"
+	"bc:bc"
+	"libelf-dev:/usr/include/libelf.h"
+	"libssl-dev:/usr/include/openssl/ssl.h"
+	"qemu-system-x86:qemu-system-x86_64"
+	"qemu-system-arm:qemu-system-aarch64"
+	"busybox-static:/bin/busybox"
+	"cpio:cpio"
+	"ccache:ccache"
+	"python3:python3"
+	"kmod:depmod"
+	"git:git"
+	"xz-utils:xz"
+	"rsync:rsync"
+	"sparse:sparse"
+	"perl:perl"
+)
+
+have() {
+	case $1 in
+	/*) [ -e "$1" ] ;;
+	*) command -v "$1" >/dev/null 2>&1 ;;
+	esac
+}
+
+ensure_packages() {
+	local missing=() entry
+	for entry in "${KP_PACKAGES[@]}"; do
+		have "${entry#*:}" || missing+=("${entry%%:*}")
+	done
+	((${#missing[@]} == 0)) && return 0
+	[ "$(id -u)" = 0 ] || die "missing packages (${missing[*]}); run as root to install them"
+	stage "installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >>"$KP_LOGS/apt.log" 2>&1 || true
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+		>>"$KP_LOGS/apt.log" 2>&1 || {
+		tail -n 30 "$KP_LOGS/apt.log" >&2
+		die "apt-get install failed"
+	}
+}
+
+# The arm64 guest needs an arm64 busybox; Debian ships one through multiarch.
+ensure_arm64_busybox() {
+	local dir=$KP_WORK/busybox-arm64 deb
+	[ -x "$dir/bin/busybox" ] && return 0
+	stage "fetching busybox-static:arm64"
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		dpkg --add-architecture arm64
+	fi
+	mkdir -p "$dir.tmp"
+	(cd "$dir.tmp" && apt-get download busybox-static:arm64) >>"$KP_LOGS/apt.log" 2>&1 || {
+		apt-get update -qq >>"$KP_LOGS/apt.log" 2>&1
+		(cd "$dir.tmp" && apt-get download busybox-static:arm64) >>"$KP_LOGS/apt.log" 2>&1
+	} || die "could not download busybox-static:arm64 (see $KP_LOGS/apt.log)"
+	deb=$(ls "$dir.tmp"/busybox-static_*_arm64.deb)
+	dpkg -x "$deb" "$dir.tmp/root"
+	rm -rf "$dir"
+	mv "$dir.tmp/root" "$dir"
+	rm -rf "$dir.tmp"
+}
+
+busybox_for() {
+	case $1 in
+	x86_64) echo /bin/busybox ;;
+	arm64) echo "$KP_WORK/busybox-arm64/bin/busybox" ;;
+	esac
+}
+
+# Build-time variables for one arch.
+arch_vars() {
+	KP_ARCH=$1
+	case $KP_ARCH in
+	x86_64)
+		KP_KARCH=x86_64
+		KP_CROSS=
+		KP_IMAGE=arch/x86/boot/bzImage
+		;;
+	arm64)
+		KP_KARCH=arm64
+		KP_CROSS=aarch64-linux-gnu-
+		KP_IMAGE=arch/arm64/boot/Image
+		;;
+	*) die "unknown arch '$KP_ARCH' (x86_64 or arm64)" ;;
+	esac
+}

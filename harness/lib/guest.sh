@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: GPL-2.0
+# Booting the built kernel under QEMU (TCG) with a busybox initramfs.
+# shellcheck shell=bash
+
+KP_RESULTS=$KP_ROOT/out/logs
+mkdir -p "$KP_RESULTS"
+
+# The initramfs: busybox, /init, the guest jobs, installed modules, the
+# harness modules and the selftests the jobs run.
+make_initramfs() {
+	local root=$KP_BUILD_OUT/initramfs img=$KP_BUILD_OUT/initramfs.cpio
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,kp/ext,lib}
+	cp "$(busybox_for "$KP_ARCH")" "$root/bin/busybox"
+	cp "$KP_HARNESS/guest/init" "$root/init"
+	chmod 755 "$root/init"
+	cp "$KP_HARNESS/guest/lib.sh" "$root/kp/"
+	cp -r "$KP_HARNESS/guest/jobs" "$root/kp/"
+	cp -r "$KP_BUILD_OUT/modroot/lib/modules" "$root/lib/"
+	find "$KP_BUILD_OUT/ext" -name '*.ko' -exec cp {} "$root/kp/ext/" \; 2>/dev/null || true
+	cp -r "$KP_BUILD_SRC/tools/testing/selftests/ftrace" "$root/kp/ftrace"
+	if [ -d "$KP_BUILD_SRC/tools/testing/selftests/kprobes" ]; then
+		cp -r "$KP_BUILD_SRC/tools/testing/selftests/kprobes" "$root/kp/kselftest"
+	fi
+	(cd "$root" && find . | cpio -o -H newc --quiet) >"$img"
+}
+
+# qemu_cmd JOB [extra kernel args]: the QEMU command line for the current
+# build, into the array QEMU.
+qemu_cmd() {
+	local job=$1 append
+	shift
+	append="printk.devkmsg=on panic=-1 kp.job=$job $*"
+	case $KP_ARCH in
+	x86_64)
+		QEMU=(qemu-system-x86_64 -M pc -cpu max -bios /usr/share/qemu/qboot.rom
+			-kernel "$KP_BUILD_OUT/$KP_IMAGE"
+			-append "console=ttyS0 $append")
+		;;
+	arm64)
+		QEMU=(qemu-system-aarch64 -M virt,gic-version=3 -cpu max,pauth-impdef=on
+			-kernel "$KP_BUILD_OUT/$KP_IMAGE"
+			-append "console=ttyAMA0 $append")
+		;;
+	esac
+	QEMU+=(-smp "${KP_SMP:-2}" -m "${KP_MEM:-1024}" -no-reboot
+		-initrd "$KP_BUILD_OUT/initramfs.cpio")
+	if [ -n "${KP_ICOUNT:-}" ]; then
+		QEMU+=(-icount shift=0,sleep=off)
+	fi
+}
+
+# Until process PID exits, prints the console as it is written: everything from the job's start
+# (demo) or only the harness's progress markers (test, bench).
+follow_console() {
+	local log=$1 mode=$2 pid=$3
+	tail -n +1 -F --pid="$pid" "$log" 2>/dev/null | case $mode in
+	all) sed -u -n '/KP-JOB-BEGIN/,$p' ;;
+	*) grep --line-buffered -E 'KP-JOB-|KP-STAGE|# kp-suite:' |
+		while IFS= read -r l; do
+			printf '[%s]   guest: %s\n' "$(elapsed)" "${l#*] }"
+		done ;;
+	esac
+}
+
+# guest_boot JOB LOGNAME FOLLOW [kernel args]: boot, wait for the guest to
+# reboot or for the timeout; the console is kept in out/logs/LOGNAME.
+# Returns 0, or 124 when the guest was killed by the timeout.
+guest_boot() {
+	local job=$1 name=$2 follow=$3 timeout rc qpid
+	shift 3
+	KP_CONSOLE=$KP_RESULTS/$name.console.log
+	timeout=${KP_TIMEOUT:-1800}
+	make_initramfs
+	qemu_cmd "$job" "$@"
+	: >"$KP_CONSOLE"
+	echo "${QEMU[*]}" >"$KP_RESULTS/$name.qemu-cmdline"
+	stage "booting $name (console: ${KP_CONSOLE#"$KP_ROOT"/}, timeout ${timeout}s)"
+	timeout -k 10 "$timeout" "${QEMU[@]}" -display none -monitor none \
+		-serial "file:$KP_CONSOLE" </dev/null &
+	qpid=$!
+	follow_console "$KP_CONSOLE" "$follow" "$qpid"
+	rc=0
+	wait "$qpid" || rc=$?
+	if ((rc == 124)); then
+		warn "$name: guest still running after ${timeout}s, killed (hang)"
+	elif ((rc != 0)); then
+		warn "$name: qemu exited with status $rc"
+	fi
+	return $rc
+}
+
+run_name() {
+	local name=$KP_VARIANT-$KP_ARCH
+	[ "$KP_DEBUG" = 1 ] && name=$name-debug
+	echo "$name-$1"
+}
+
+guest_run() {
+	local job=$1 rc=0
+	build_vars "$KP_VARIANT" "$2" "$KP_DEBUG"
+	guest_boot "$job" "$(run_name "$job")" all || rc=$?
+	python3 "$KP_HARNESS/lib/ktap.py" check "$KP_CONSOLE" ${rc:+--qemu-status "$rc"}
+}
+
+guest_shell() {
+	build_vars "$KP_VARIANT" "$1" "$KP_DEBUG"
+	make_initramfs
+	qemu_cmd shell
+	stage "interactive shell; 'exit' in the guest, or Ctrl-a x, ends it"
+	"${QEMU[@]}" -nographic -serial mon:stdio
+}
+
+# The whole test suite: the harness's own tests on the host, then one boot
+# per arch (and per config) running every guest suite.
+run_tests() {
+	local a results=() rc name json
+	rm -f "$KP_RESULTS"/*.results.json
+	json=$KP_RESULTS/harness-selftest.results.json
+	stage "harness self-tests"
+	python3 "$KP_HARNESS/selftest/run.py" --json "$json" || true
+	results+=("$json")
+	for a in $KP_ARCHES; do
+		# In a subshell: a failed build fails this arch, not the whole run.
+		if ! (build "$KP_VARIANT" "$a" "$KP_DEBUG"); then
+			name=$(run_name test)
+			python3 "$KP_HARNESS/lib/ktap.py" failure "$name:build" \
+				--why "the kernel did not build (see the log above)" \
+				--json "$KP_RESULTS/$name.results.json"
+			results+=("$KP_RESULTS/$name.results.json")
+			continue
+		fi
+		build_vars "$KP_VARIANT" "$a" "$KP_DEBUG"
+		if [ "$a" = x86_64 ] && [ -z "$KP_ONLY" ]; then
+			stage "harness end-to-end checks"
+			harness_e2e "$KP_RESULTS/harness-e2e.results.json"
+			results+=("$KP_RESULTS/harness-e2e.results.json")
+		fi
+		name=$(run_name test)
+		rc=0
+		guest_boot test "$name" progress ${KP_ONLY:+kp.only=$KP_ONLY} || rc=$?
+		python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
+			--qemu-status "$rc" --json "$KP_RESULTS/$name.results.json" || true
+		results+=("$KP_RESULTS/$name.results.json")
+	done
+	python3 "$KP_HARNESS/lib/ktap.py" total "${results[@]}"
+}
+
+# Base and project side by side under icount, one boot each per arch.
+run_bench() {
+	local a v logs out hdr
+	mkdir -p "$KP_HARNESS/bench"
+	for a in $KP_ARCHES; do
+		logs=()
+		for v in base project; do
+			KP_VARIANT=$v
+			build "$v" "$a" 0
+			KP_ICOUNT=1 guest_boot bench "$v-$a-bench" progress ||
+				die "$v-$a: the benchmark guest did not finish"
+			python3 "$KP_HARNESS/lib/ktap.py" check "$KP_CONSOLE" >/dev/null ||
+				die "$v-$a: kernel splat or failure during the benchmark ($KP_CONSOLE)"
+			logs+=("$KP_CONSOLE")
+		done
+		out=$KP_HARNESS/bench/$a.txt
+		hdr="# harness/kp bench --arch $a   ($(base_version); project $(project_describe))
+# QEMU TCG, -icount shift=0,sleep=off, -smp ${KP_SMP:-2}; config harness/config/{common,$a}.config
+# per hit = (loop time with the probe - without) / 100000 calls"
+		python3 "$KP_HARNESS/lib/bench.py" "${logs[0]}" "${logs[1]}" "$hdr" | tee "$out"
+		stage "table written to ${out#"$KP_ROOT"/}"
+	done
+}
+
+# End-to-end checks of the verdict on a real guest (x86_64 only): a WARN
+# from a probe handler fails a run whose tests pass, and a guest that never
+# finishes is killed and reported as a hang.  Writes JSON results.
+harness_e2e() {
+	local json=$1 rc out cases=()
+	build_vars "$KP_VARIANT" x86_64 "$KP_DEBUG"
+	rc=0
+	KP_TIMEOUT=300 guest_boot selftest-warn "$(run_name selftest-warn)" progress || rc=$?
+	out=$(python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label e2e --qemu-status "$rc") || true
+	if grep -q '^e2e: 1 passed, 1 failed' <<<"$out" && grep -q 'splat: WARNING:' <<<"$out"; then
+		cases+=("pass warn-in-probe-handler-fails-the-run")
+	else
+		cases+=("fail warn-in-probe-handler-fails-the-run")
+		echo "$out"
+	fi
+	rc=0
+	KP_TIMEOUT=45 guest_boot selftest-hang "$(run_name selftest-hang)" progress 2>/dev/null || rc=$?
+	out=$(python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label e2e --qemu-status "$rc") || true
+	if ((rc == 124)) && grep -q 'killed after the timeout (hang)' <<<"$out"; then
+		cases+=("pass hung-guest-is-killed-and-reported")
+	else
+		cases+=("fail hung-guest-is-killed-and-reported")
+		echo "$out"
+	fi
+	printf '%s\n' "${cases[@]}" | python3 -c '
+import json, sys
+print(json.dumps([{"name": "harness:e2e/" + l.split()[1], "status": l.split()[0],
+                   "why": "" if l.startswith("pass") else "verdict did not catch it"}
+                  for l in sys.stdin if l.strip()]))' >"$json"
+}

@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn a guest's serial console into test results.
+
+The console holds the kernel log with the guest's own output written
+through /dev/kmsg.  Suites announce themselves with "# kp-suite: NAME" and
+print KTAP (KUnit, our shell suites) or TAP 13 (ftracetest); nesting is
+by indentation.  Only leaf cases are counted.  A case a plan promised but
+never printed is a failure, and so is any kernel splat, a guest that did
+not reach the end of its job, or a planned suite that printed nothing.
+"""
+
+import argparse
+import json
+import re
+import sys
+
+TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+RESULT = re.compile(r'^(?P<indent>\s*)(?P<not>not )?ok (?P<num>\d+)(?: -)?\s*'
+                    r'(?P<name>.*?)\s*(?:#\s*(?P<dir>[A-Za-z]+)\b\s*(?P<why>.*))?$')
+PLAN = re.compile(r'^(?P<indent>\s*)1\.\.(?P<n>\d+)')
+HEADER = re.compile(r'^(?P<indent>\s*)(KTAP version|TAP version)')
+SUITE = re.compile(r'^# kp-suite: (?P<name>\S+)')
+PLANNED = re.compile(r'^# kp-plan:(?P<names>.*)$')
+JOB_END = re.compile(r'KP-JOB-END (?P<job>\S+) rc=(?P<rc>\d+)')
+
+# Lines that open a kernel splat.  Matched after the timestamp is removed.
+SPLATS = [
+    r'WARNING:',                     # WARN*(), lockdep, suspicious RCU usage
+    r'BUG:',                         # BUG: KASAN, sleeping in atomic, ...
+    r'kernel BUG at',
+    r'Oops',
+    r'Internal error:',
+    r'Unable to handle kernel',
+    r'general protection fault',
+    r'Kernel panic',
+    r'INFO: task \S+ blocked for more than',
+    r'rcu: INFO: \S+ detected (expedited )?stalls?',
+    r'INFO: rcu_\S+ (self-)?detected stall',
+    r'INFO: trying to register non-static key',
+    r'UBSAN:',
+    r'watchdog: BUG: soft lockup',
+    r'(NMI )?[Ww]atchdog detected hard LOCKUP',
+]
+SPLAT = re.compile(r'^(?:' + '|'.join(SPLATS) + r')')
+
+
+def clean(line):
+    return TIMESTAMP.sub('', line.rstrip('\r\n'))
+
+
+class Case:
+    def __init__(self, name, status, why=''):
+        self.name, self.status, self.why = name, status, why
+
+    def as_dict(self):
+        return {'name': self.name, 'status': self.status, 'why': self.why}
+
+
+class Parser:
+    """Collects leaf results from KTAP/TAP text, one suite at a time."""
+
+    def __init__(self, label):
+        self.label = label
+        self.cases = []
+        self.suite = None
+        self.seen_suites = set()
+        self.planned = []
+        self.levels = {}    # indent -> list of (num, name, status, why, children)
+        self.plans = {}     # indent -> planned count
+        self.names = {}     # indent -> "# Subtest:" name, for KUnit
+
+    def prefix(self):
+        return f'{self.label}:{self.suite or "?"}'
+
+    def feed(self, line):
+        m = PLANNED.match(line)
+        if m:
+            self.planned += m.group('names').split()
+            return
+        m = SUITE.match(line)
+        if m:
+            self.flush()
+            self.suite = m.group('name')
+            self.seen_suites.add(self.suite)
+            return
+        m = HEADER.match(line)
+        if m and not m.group('indent'):
+            self.flush()
+            return
+        m = PLAN.match(line)
+        if m:
+            self.plans[len(m.group('indent'))] = int(m.group('n'))
+            return
+        m = RESULT.match(line)
+        if m:
+            self.result(m)
+
+    def result(self, m):
+        depth = len(m.group('indent'))
+        children = []
+        for d in sorted(k for k in self.levels if k > depth):
+            children += self.close_level(d)
+        directive = (m.group('dir') or '').upper()
+        status = 'fail' if m.group('not') else 'pass'
+        why = m.group('why') or ''
+        if directive == 'SKIP' and status == 'pass':
+            status = 'skip'
+        elif directive == 'TODO':
+            status = 'skip'
+            why = 'TODO ' + why
+        elif directive and status == 'fail':
+            why = f'{directive} {why}'.strip()
+        self.levels.setdefault(depth, []).append(
+            (int(m.group('num')), m.group('name'), status, why, children))
+
+    def close_level(self, depth):
+        """Entries of one indentation level, with missing plan entries."""
+        entries = self.levels.pop(depth, [])
+        planned = self.plans.pop(depth, None)
+        if planned is not None and len(entries) < planned:
+            entries.append((0, f'cases {len(entries) + 1}..{planned}', 'fail',
+                            'planned but never reported (crash or hang?)', []))
+        return entries
+
+    def flush(self):
+        roots = []
+        for d in sorted(set(self.levels) | set(self.plans)):
+            roots += [(d, e) for e in self.close_level(d)]
+        for _, entry in roots:
+            self.emit(entry, self.prefix())
+        self.plans.clear()
+
+    def emit(self, entry, path):
+        _, name, status, why, children = entry
+        full = f'{path}/{name}'
+        if not children:
+            self.cases.append(Case(full, status, why))
+            return
+        for c in children:
+            self.emit(c, full)
+        if status == 'fail' and all(c[2] != 'fail' for c in children):
+            self.cases.append(Case(full, 'fail', why or 'suite reported failure'))
+
+    def finish(self):
+        self.flush()
+        for s in self.planned:
+            if s not in self.seen_suites or not any(
+                    c.name.startswith(f'{self.label}:{s}/') for c in self.cases):
+                self.cases.append(Case(f'{self.label}:{s}', 'fail',
+                                       'suite printed no results'))
+
+
+def scan(path, label, qemu_status=0):
+    """Parse a console log; returns (cases, splats, job_end)."""
+    parser = Parser(label)
+    splats = []
+    job_end = None
+    with open(path, errors='replace') as f:
+        for no, raw in enumerate(f, 1):
+            line = clean(raw)
+            if SPLAT.match(line):
+                splats.append((no, line))
+            m = JOB_END.search(line)
+            if m:
+                job_end = (m.group('job'), int(m.group('rc')))
+            parser.feed(line)
+    parser.finish()
+    cases = parser.cases
+    for no, line in splats[:5]:
+        cases.append(Case(f'{label}:kernel-log/line-{no}', 'fail', f'splat: {line}'))
+    if len(splats) > 5:
+        cases.append(Case(f'{label}:kernel-log', 'fail',
+                          f'{len(splats) - 5} more splat lines'))
+    if job_end is None:
+        why = ('killed after the timeout (hang)' if qemu_status == 124 else
+               f'guest stopped before the end of its job (qemu status {qemu_status})')
+        cases.append(Case(f'{label}:guest', 'fail', why))
+    return cases, splats, job_end
+
+
+def report(cases, out=sys.stdout):
+    for c in cases:
+        if c.status != 'pass':
+            tag = 'FAIL' if c.status == 'fail' else 'SKIP'
+            print(f'  {tag} {c.name}' + (f' -- {c.why}' if c.why else ''), file=out)
+
+
+def counts(cases):
+    p = sum(c.status == 'pass' for c in cases)
+    f = sum(c.status == 'fail' for c in cases)
+    s = sum(c.status == 'skip' for c in cases)
+    return p, f, s
+
+
+def cmd_parse(a):
+    cases, _, _ = scan(a.log, a.label, a.qemu_status)
+    p, f, s = counts(cases)
+    print(f'{a.label}: {p} passed, {f} failed, {s} skipped')
+    report(cases)
+    if a.json:
+        with open(a.json, 'w') as fp:
+            json.dump([c.as_dict() for c in cases], fp, indent=1)
+    return 1 if f else 0
+
+
+def cmd_check(a):
+    """A boot that runs no suites (demo): only splats and the end count."""
+    _, splats, job_end = scan(a.log, 'boot', a.qemu_status)
+    bad = []
+    for no, line in splats:
+        bad.append(f'line {no}: {line}')
+    if job_end is None:
+        bad.append('the guest did not finish its job'
+                   + (' (hang)' if a.qemu_status == 124 else ''))
+    elif job_end[1] != 0:
+        bad.append(f'the job exited with status {job_end[1]}')
+    if bad:
+        print(f'FAILED ({a.log}):')
+        for b in bad:
+            print('  ' + b)
+        return 1
+    print(f'OK: job finished, no kernel splat ({a.log})')
+    return 0
+
+
+def cmd_failure(a):
+    with open(a.json, 'w') as fp:
+        json.dump([Case(a.name, 'fail', a.why).as_dict()], fp)
+    return 0
+
+
+def cmd_total(a):
+    cases = []
+    for path in a.files:
+        try:
+            with open(path) as fp:
+                cases += [Case(d['name'], d['status'], d['why']) for d in json.load(fp)]
+        except (OSError, ValueError) as e:
+            cases.append(Case(path, 'fail', f'no results: {e}'))
+    p, f, s = counts(cases)
+    print()
+    print('Summary:')
+    report(cases)
+    print(f'{s} skipped (named above)' if s else '0 skipped')
+    print(f'{p} passed, {f} failed')
+    return 1 if f else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    p = sub.add_parser('parse')
+    p.add_argument('log')
+    p.add_argument('--label', required=True)
+    p.add_argument('--qemu-status', type=int, default=0)
+    p.add_argument('--json')
+    p.set_defaults(fn=cmd_parse)
+    p = sub.add_parser('check')
+    p.add_argument('log')
+    p.add_argument('--qemu-status', type=int, default=0)
+    p.set_defaults(fn=cmd_check)
+    p = sub.add_parser('failure')
+    p.add_argument('name')
+    p.add_argument('--why', default='')
+    p.add_argument('--json', required=True)
+    p.set_defaults(fn=cmd_failure)
+    p = sub.add_parser('total')
+    p.add_argument('files', nargs='*')
+    p.set_defaults(fn=cmd_total)
+    a = ap.parse_args()
+    return a.fn(a)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-2.0
+# The patch series: one patch per project commit that changes the composed
+# kernel tree, in history order.  Commits that only touch the harness are
+# left out; "fixup! <subject>" commits are folded into the patch they name.
+# shellcheck shell=bash
+
+KP_SERIES_OUT=$KP_ROOT/out/series
+KP_SUBJECT_RE='^([A-Za-z0-9_./-]+: )+[^ ]'
+
+# Fetch the project's history into the base repository and plan the
+# series: "REV TREE pick" for a patch, "REV TREE fixup TARGET" for a fixup.
+series_plan() {
+	local rev tree prev subject target
+	local -A patch_of
+	git -C "$KP_BASE_SRC" fetch -q --no-tags "$KP_ROOT" "+HEAD:refs/kp/project" ||
+		die "cannot read the project's history (commit something first)"
+	prev=$(git -C "$KP_BASE_SRC" rev-parse 'base^{tree}')
+	for rev in $(git -C "$KP_BASE_SRC" rev-list --reverse --first-parent refs/kp/project); do
+		tree=$(compose_tree "$rev")
+		[ "$tree" = "$prev" ] && continue
+		prev=$tree
+		subject=$(git -C "$KP_BASE_SRC" log -1 --format=%s "$rev")
+		if [[ $subject == "fixup! "* ]]; then
+			target=${patch_of[${subject#fixup! }]:-}
+			[ -n "$target" ] || die "$rev: '$subject' names no earlier patch"
+			echo "$rev $tree fixup $target"
+		else
+			[[ $subject =~ $KP_SUBJECT_RE ]] ||
+				die "$rev changes the kernel tree but '$subject' is not a kernel-style subject"
+			patch_of[$subject]=$rev
+			echo "$rev $tree pick"
+		fi
+	done
+}
+
+# Build the series; prints its last commit.
+series_commits() {
+	series_plan >"$KP_WORK/series.plan"
+	if grep -q ' fixup ' "$KP_WORK/series.plan"; then
+		series_fold "$KP_WORK/series.plan"
+	else
+		series_linear "$KP_WORK/series.plan"
+	fi
+}
+
+series_linear() {
+	local rev tree parent
+	parent=$(git -C "$KP_BASE_SRC" rev-parse base)
+	while read -r rev tree _; do
+		parent=$(series_commit "$rev" "$tree" "$parent")
+	done <"$1"
+	echo "$parent"
+}
+
+# One commit with the project commit's author, date and message, and a
+# Signed-off-by of its author when the message lacks one.
+series_commit() {
+	local rev=$1 tree=$2 parent=$3 msg author
+	author=$(git -C "$KP_BASE_SRC" log -1 --format='%an <%ae>' "$rev")
+	msg=$(git -C "$KP_BASE_SRC" log -1 --format=%B "$rev")
+	grep -q "^Signed-off-by: " <<<"$msg" || msg=$(printf '%s\n\nSigned-off-by: %s\n' "$msg" "$author")
+	(
+		cd "$KP_BASE_SRC"
+		GIT_AUTHOR_NAME=$(git log -1 --format=%an "$rev") \
+		GIT_AUTHOR_EMAIL=$(git log -1 --format=%ae "$rev") \
+		GIT_AUTHOR_DATE=$(git log -1 --format=%aI "$rev") \
+		GIT_COMMITTER_NAME=$(git log -1 --format=%cn "$rev") \
+		GIT_COMMITTER_EMAIL=$(git log -1 --format=%ce "$rev") \
+		GIT_COMMITTER_DATE=$(git log -1 --format=%cI "$rev") \
+			git commit-tree "$tree" -p "$parent" -m "$msg"
+	)
+}
+
+# With fixups, each patch is its own change plus the changes of the fixups
+# that name it, applied in order in a scratch index.  A change is the
+# difference between a plan entry's composed tree and the one before it.
+series_fold() {
+	local plan=$1 rev tree action target i j head
+	local -a revs trees actions targets
+	while read -r rev tree action target; do
+		revs+=("$rev") trees+=("$tree") actions+=("$action") targets+=("${target:-}")
+	done <"$plan"
+	export GIT_INDEX_FILE=$KP_WORK/series.index
+	git -C "$KP_BASE_SRC" read-tree base
+	head=$(git -C "$KP_BASE_SRC" rev-parse base)
+	for i in "${!revs[@]}"; do
+		[ "${actions[$i]}" = pick ] || continue
+		series_pick "$i" || die "patch ${revs[$i]} does not apply after folding fixups"
+		for j in "${!revs[@]}"; do
+			[ "${actions[$j]}" = fixup ] && [ "${targets[$j]}" = "${revs[$i]}" ] || continue
+			series_pick "$j" || die "fixup ${revs[$j]} does not apply on its patch"
+		done
+		head=$(series_commit "${revs[$i]}" "$(git -C "$KP_BASE_SRC" write-tree)" "$head")
+	done
+	unset GIT_INDEX_FILE
+	echo "$head"
+}
+
+# Apply plan entry I's change to the scratch index.
+series_pick() {
+	local i=$1 before
+	if ((i == 0)); then
+		before=$(git -C "$KP_BASE_SRC" rev-parse 'base^{tree}')
+	else
+		before=${trees[$((i - 1))]}
+	fi
+	git -C "$KP_BASE_SRC" diff --binary "$before" "${trees[$i]}" |
+		git -C "$KP_BASE_SRC" apply --cached --3way -
+}
+
+write_series() {
+	local head n
+	head=$(series_commits)
+	git -C "$KP_BASE_SRC" update-ref refs/kp/series "$head"
+	n=$(git -C "$KP_BASE_SRC" rev-list --count base.."$head")
+	rm -rf "$KP_SERIES_OUT"
+	mkdir -p "$KP_SERIES_OUT"
+	if [ "$n" = 0 ]; then
+		stage "the project does not change the kernel tree yet: no patches"
+		return 0
+	fi
+	git -C "$KP_BASE_SRC" format-patch -q --cover-letter --base=base \
+		--thread=shallow -o "$KP_SERIES_OUT" base.."$head"
+	series_cover "$KP_SERIES_OUT"/0000-cover-letter.patch
+	ls "$KP_SERIES_OUT"
+	stage "$n patches in ${KP_SERIES_OUT#"$KP_ROOT"/} against $(base_version)" \
+		"(base commit $(git -C "$KP_BASE_SRC" rev-parse --short base))"
+	series_checkpatch
+}
+
+# Fill in the cover letter from harness/series-cover.txt: first line is
+# the subject, the rest the blurb.
+series_cover() {
+	local cover=$1 src=$KP_HARNESS/series-cover.txt subject blurb
+	subject=$(head -n 1 "$src")
+	blurb=$(tail -n +3 "$src"; printf '\nBase: %s.\n' "$(base_version)")
+	python3 - "$cover" "$subject" "$blurb" <<'EOF'
+import sys
+path, subject, blurb = sys.argv[1:]
+text = open(path).read()
+text = text.replace('*** SUBJECT HERE ***', subject)
+text = text.replace('*** BLURB HERE ***', blurb)
+open(path, 'w').write(text)
+EOF
+}
+
+series_checkpatch() {
+	local p out=$KP_SERIES_OUT/checkpatch.txt bad=0
+	: >"$out"
+	for p in "$KP_SERIES_OUT"/0*.patch; do
+		[ "$(basename "$p")" = 0000-cover-letter.patch ] && continue
+		if ! perl "$KP_BASE_SRC/scripts/checkpatch.pl" --strict --no-tree -q \
+			"$p" >>"$out" 2>&1; then
+			bad=$((bad + 1))
+		fi
+	done
+	if ((bad)); then
+		warn "checkpatch --strict complains about $bad patch(es); see ${out#"$KP_ROOT"/}"
+	else
+		stage "checkpatch --strict: clean"
+	fi
+}
+
+# Build the kernel at every patch of the series, for each arch asked for.
+# The patches are checked out in turn in the project tree and built in its
+# usual build directories, so each step is an incremental build; the tree
+# is composed again at the end.
+bisect_series() {
+	local head c i=0 n a bad=0
+	head=$(series_commits)
+	n=$(git -C "$KP_BASE_SRC" rev-list --count base.."$head")
+	[ "$n" = 0 ] && { stage "no patches to check"; return 0; }
+	ensure_src_worktree
+	for c in $(git -C "$KP_BASE_SRC" rev-list --reverse base.."$head"); do
+		i=$((i + 1))
+		git -C "$KP_SRC" reset -q --hard "$c"
+		for a in $KP_ARCHES; do
+			build_vars project "$a" 0
+			configure 0
+			run_step "[$i/$n] $a: $(git -C "$KP_SRC" log -1 --format=%s)" \
+				"$KP_BUILD_OUT/build.log" kmake "$(basename "$KP_IMAGE")" modules ||
+				bad=$((bad + 1))
+		done
+	done
+	compose
+	((bad == 0)) || die "$bad build(s) failed along the series"
+	stage "all $n patches build on: $KP_ARCHES"
+}

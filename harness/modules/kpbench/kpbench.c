@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kpbench - cost of one probe hit, for the harness benchmark.
+ *
+ * Loaded once per measurement with kind=<what to measure>.  It times a loop
+ * that calls a small function NR_CALLS times, first without a probe and
+ * then with one, and prints the difference per call.  Under QEMU with
+ * "-icount shift=0" a virtual nanosecond is one guest instruction, so the
+ * figures are instructions per hit and repeat exactly between runs.
+ *
+ * Only the public kprobes API is used: the same source measures the base
+ * kernel and the project.
+ */
+#include <linux/delay.h>
+#include <linux/kprobes.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#define NR_CALLS	100000
+#define NR_REPEAT	3
+#define NR_CROWD	4096
+
+#ifdef CONFIG_ARM64
+#define NOP_BYTES	4
+#else
+#define NOP_BYTES	1
+#endif
+
+static char *kind = "int3";
+module_param(kind, charp, 0444);
+MODULE_PARM_DESC(kind, "entry, int3, int3post, opt, kretprobe or crowd");
+
+static unsigned long pre_hits, post_hits, ret_hits;
+static int kpbench_sink;
+
+/* The probed function: straight-line arithmetic, never inlined or cloned. */
+static __attribute__((__noipa__)) int kpbench_target(int a, int b)
+{
+	int x = a * 7 + b;
+
+	x ^= x >> 5;
+	x += a << 3;
+	x ^= b * 13;
+	x -= x >> 7;
+	x ^= a + 0x5bd1e995;
+	return x;
+}
+
+/* Never called: a run of one-instruction slots for the crowd of probes. */
+static __attribute__((__noipa__)) void kpbench_pad(void)
+{
+	asm volatile(".rept " __stringify(NR_CROWD + 32) "\n\tnop\n\t.endr");
+}
+
+static u64 time_calls(void)
+{
+	u64 best = U64_MAX, t0, t1;
+	int r, i, acc = 0;
+
+	for (r = 0; r < NR_REPEAT; r++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < NR_CALLS; i++)
+			acc += kpbench_target(i, acc);
+		t1 = ktime_get_ns();
+		best = min(best, t1 - t0);
+	}
+	kpbench_sink = acc;
+	return best;
+}
+
+static int count_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	pre_hits++;
+	return 0;
+}
+
+static void count_post(struct kprobe *p, struct pt_regs *regs,
+		       unsigned long flags)
+{
+	post_hits++;
+}
+
+static int count_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	ret_hits++;
+	return 0;
+}
+
+/* How the probe point is patched right now, read from the text itself. */
+static const char *patch_mode(struct kprobe *p)
+{
+	const u8 *b = (const u8 *)p->addr;
+
+	if (p->flags & KPROBE_FLAG_FTRACE)
+		return "ftrace";
+#if defined(CONFIG_X86)
+	if (b[0] == 0xcc)
+		return "int3";
+	if (b[0] == 0xe9)
+		return "jump";
+#elif defined(CONFIG_ARM64)
+	if ((*(const u32 *)b & 0xffe0001f) == 0xd4200000)
+		return "brk";
+#endif
+	return "other";
+}
+
+/* The first instruction boundary past the entry (and its ftrace site). */
+static int inner_offset(void)
+{
+	struct kprobe kp;
+	int off, err;
+
+	for (off = 1; off < 64; off++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.symbol_name = "kpbench_target";
+		kp.offset = off;
+		err = register_kprobe(&kp);
+		if (err)
+			continue;
+		err = kp.flags & KPROBE_FLAG_FTRACE;
+		unregister_kprobe(&kp);
+		if (!err)
+			return off;
+	}
+	return -ENOENT;
+}
+
+static void report(const char *mode, u64 bare, u64 probed, unsigned long hits,
+		   const char *extra)
+{
+	u64 d = probed > bare ? probed - bare : 0;
+
+	pr_info("kpbench: kind=%s mode=%s hits=%lu bare=%llu per_hit=%llu.%02llu%s\n",
+		kind, mode, hits, bare / NR_CALLS, d / NR_CALLS,
+		(d % NR_CALLS) * 100 / NR_CALLS, extra);
+}
+
+/* Wait for the optimizer to replace the breakpoint with a jump. */
+static void wait_for_jump(struct kprobe *kp)
+{
+	int i;
+
+	for (i = 0; i < 100 && strcmp(patch_mode(kp), "jump"); i++)
+		msleep(50);
+}
+
+static int bench_kprobe(int offset, bool post, bool want_jump)
+{
+	struct kprobe kp = {
+		.symbol_name = "kpbench_target",
+		.offset = offset,
+		.pre_handler = count_pre,
+		.post_handler = post ? count_post : NULL,
+	};
+	u64 bare, probed;
+	int err;
+
+	bare = time_calls();
+	err = register_kprobe(&kp);
+	if (err) {
+		pr_err("kpbench: kind=%s register_kprobe(+%d) failed: %d\n",
+		       kind, offset, err);
+		return err;
+	}
+	if (want_jump)
+		wait_for_jump(&kp);
+	pre_hits = 0;
+	probed = time_calls();
+	report(patch_mode(&kp), bare, probed, pre_hits / NR_REPEAT, "");
+	unregister_kprobe(&kp);
+	return 0;
+}
+
+static int bench_kretprobe(void)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpbench_target",
+		.handler = count_ret,
+		.maxactive = 8,
+	};
+	u64 bare, probed;
+	int err;
+
+	bare = time_calls();
+	err = register_kretprobe(&rp);
+	if (err) {
+		pr_err("kpbench: kind=kretprobe register failed: %d\n", err);
+		return err;
+	}
+	ret_hits = 0;
+	probed = time_calls();
+	report(patch_mode(&rp.kp), bare, probed, ret_hits / NR_REPEAT, "");
+	unregister_kretprobe(&rp);
+	return 0;
+}
+
+/* One probe in the target, then NR_CROWD more registered after it. */
+static int bench_crowd(int offset)
+{
+	struct kprobe kp = {
+		.symbol_name = "kpbench_target",
+		.offset = offset,
+		.pre_handler = count_pre,
+	};
+	struct kprobe *crowd, **list;
+	u64 bare, probed, t_reg, t_unreg, t0;
+	char extra[96];
+	int i, err;
+
+	crowd = kvcalloc(NR_CROWD, sizeof(*crowd), GFP_KERNEL);
+	list = kvcalloc(NR_CROWD, sizeof(*list), GFP_KERNEL);
+	if (!crowd || !list) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < NR_CROWD; i++) {
+		/* nop i + 16: past whatever the compiler put before the nops */
+		crowd[i].addr = (kprobe_opcode_t *)((unsigned long)kpbench_pad +
+						    (i + 16) * NOP_BYTES);
+		crowd[i].pre_handler = count_pre;
+		list[i] = &crowd[i];
+	}
+	bare = time_calls();
+	err = register_kprobe(&kp);
+	if (err)
+		goto out;
+	t0 = ktime_get_ns();
+	err = register_kprobes(list, NR_CROWD);
+	t_reg = ktime_get_ns() - t0;
+	if (err) {
+		pr_err("kpbench: register_kprobes(%d) failed: %d\n", NR_CROWD, err);
+		unregister_kprobe(&kp);
+		goto out;
+	}
+	pre_hits = 0;
+	probed = time_calls();
+	t0 = ktime_get_ns();
+	unregister_kprobes(list, NR_CROWD);
+	t_unreg = ktime_get_ns() - t0;
+	snprintf(extra, sizeof(extra), " register_us=%llu unregister_us=%llu",
+		 t_reg / 1000, t_unreg / 1000);
+	report(patch_mode(&kp), bare, probed, pre_hits / NR_REPEAT, extra);
+	unregister_kprobe(&kp);
+out:
+	kvfree(list);
+	kvfree(crowd);
+	return err;
+}
+
+static int __init kpbench_init(void)
+{
+	int off = inner_offset();
+
+	if (off < 0) {
+		pr_err("kpbench: no probeable instruction inside kpbench_target\n");
+		return off;
+	}
+	if (!strcmp(kind, "entry"))
+		return bench_kprobe(0, false, false);
+	if (!strcmp(kind, "int3"))
+		return bench_kprobe(off, false, false);
+	if (!strcmp(kind, "int3post"))
+		return bench_kprobe(off, true, false);
+	if (!strcmp(kind, "opt"))
+		return bench_kprobe(off, false, true);
+	if (!strcmp(kind, "kretprobe"))
+		return bench_kretprobe();
+	if (!strcmp(kind, "crowd"))
+		return bench_crowd(off);
+	pr_err("kpbench: unknown kind '%s'\n", kind);
+	return -EINVAL;
+}
+
+static void __exit kpbench_exit(void)
+{
+}
+
+module_init(kpbench_init);
+module_exit(kpbench_exit);
+MODULE_DESCRIPTION("Instructions per kprobe hit, for the kprobes harness");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The harness's own tests: the verdict logic must catch what it claims to.
+
+Each test feeds a console log (fixtures/) to the parser and asserts the
+verdict.  Results are written as JSON cases for the final summary.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
+import ktap  # noqa: E402
+
+
+def fixture(name):
+    return os.path.join(HERE, 'fixtures', name)
+
+
+def verdict(name, qemu_status=0):
+    cases, _, _ = ktap.scan(fixture(name), 'x', qemu_status)
+    return {c.name: c for c in cases}, ktap.counts(cases)
+
+
+class Verdict(unittest.TestCase):
+    def test_good_log_counts_leaves(self):
+        cases, (p, f, s) = verdict('good.log')
+        self.assertEqual((p, f, s), (7, 0, 2))
+        self.assertIn('x:kunit/kprobes_test/test_param/a', cases)
+        self.assertNotIn('x:kunit/kprobes_test', cases)
+
+    def test_skips_keep_their_reason(self):
+        cases, _ = verdict('good.log')
+        c = cases['x:ftracetest/Kprobe dynamic event with function tracer']
+        self.assertEqual(c.status, 'skip')
+        self.assertIn('function is not configured', c.why)
+        self.assertEqual(cases['x:kunit/kprobes_test/test_param/b'].why,
+                         'needs optprobes')
+
+    def test_unresolved_is_a_failure(self):
+        cases, (_, f, _) = verdict('fail.log')
+        self.assertEqual(f, 1)
+        self.assertIn('UNRESOLVED', cases[
+            'x:ftracetest/Kretprobe dynamic event with maxactive'].why)
+
+    def test_warn_fails_a_passing_run(self):
+        cases, (p, f, _) = verdict('warn.log')
+        self.assertEqual(p, 7)
+        self.assertEqual(f, 1)
+        bad = [c for c in cases.values() if c.status == 'fail']
+        self.assertIn('WARNING: CPU: 1', bad[0].why)
+
+    def test_truncated_run_is_a_hang(self):
+        cases, (_, f, _) = verdict('truncated.log', qemu_status=124)
+        self.assertEqual(cases['x:guest'].why, 'killed after the timeout (hang)')
+        missing = cases['x:ftracetest/cases 3..3']
+        self.assertEqual(missing.status, 'fail')
+        self.assertEqual(f, 2)
+
+    def test_planned_suite_without_output_fails(self):
+        cases, (_, f, _) = verdict('nosuite.log')
+        self.assertEqual(f, 1)
+        self.assertEqual(cases['x:samples'].why, 'suite printed no results')
+
+    def test_plan_without_results_fails(self):
+        cases, (_, f, _) = verdict('empty-plan.log')
+        self.assertEqual(f, 1)
+        self.assertEqual(cases['x:kunit/cases 1..1'].status, 'fail')
+
+    def test_splat_patterns(self):
+        for line in ['BUG: KASAN: slab-use-after-free in foo+0x1/0x2',
+                     'WARNING: possible circular locking dependency detected',
+                     'INFO: task kworker/0:1:12 blocked for more than 120 seconds.',
+                     'rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:',
+                     'Internal error: Oops: 0000000096000004 [#1] PREEMPT SMP',
+                     'BUG: sleeping function called from invalid context at x.c:1']:
+            self.assertTrue(ktap.SPLAT.match(line), line)
+        for line in ['ok 3 kprobes bug test', '# WARNINGS: none',
+                     'kp: BUG-free run']:
+            self.assertFalse(ktap.SPLAT.match(line), line)
+
+
+class Series(unittest.TestCase):
+    def test_series_from_a_scratch_project(self):
+        r = subprocess.run([os.path.join(HERE, 'series.sh')], capture_output=True,
+                           text=True)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+
+class Recorder(unittest.TextTestResult):
+    cases = []
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.cases.append(ktap.Case(self.name(test), 'pass'))
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self.cases.append(ktap.Case(self.name(test), 'fail', str(err[1])[:300]))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self.cases.append(ktap.Case(self.name(test), 'fail', str(err[1])[:300]))
+
+    @staticmethod
+    def name(test):
+        return 'harness:' + test.id().split('.', 1)[1]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--json')
+    a = ap.parse_args()
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+    res = unittest.TextTestRunner(resultclass=Recorder, verbosity=1).run(suite)
+    if a.json:
+        with open(a.json, 'w') as fp:
+            json.dump([c.as_dict() for c in Recorder.cases], fp, indent=1)
+    return 0 if res.wasSuccessful() else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

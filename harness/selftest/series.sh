@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Self-test of "kp series" on a scratch project that shares this
+# checkout's base: harness-only commits are left out, a fixup is folded
+# into its patch, Signed-off-by and base-commit are present, and a commit
+# that changes the kernel tree without a kernel-style subject is refused.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+export KP_WORK=${KP_WORK:-$here/.build}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+git init -q
+git config user.name "Self Test"
+git config user.email selftest@example.org
+cp -r "$here/harness" .
+git add harness && git commit -qm "harness: scratch copy"
+base=$KP_WORK/base
+mkdir -p kernel samples/kprobes
+cp "$base/kernel/kprobes.c" kernel/
+echo "/* first */" >>kernel/kprobes.c
+git add kernel && git commit -qm "kprobes: first change" -m "Body of the first patch."
+echo "# harness note" >>harness/BASE
+git commit -qam "harness: not part of the series"
+cp "$base/samples/kprobes/kprobe_example.c" samples/kprobes/
+echo "/* sample */" >>samples/kprobes/kprobe_example.c
+git add samples && git commit -qm "samples/kprobes: second change"
+echo "/* folded */" >>kernel/kprobes.c
+git commit -qam "fixup! kprobes: first change"
+harness/kp series >series.out 2>&1 || { cat series.out; exit 1; }
+s=out/series
+ls "$s"/0000-cover-letter.patch "$s"/0001-kprobes-first-change.patch \
+	"$s"/0002-samples-kprobes-second-change.patch >/dev/null
+[ "$(ls "$s"/0*.patch | wc -l)" = 3 ] || { echo "expected 2 patches + cover"; ls "$s"; exit 1; }
+grep -q '^+/\* first \*/' "$s"/0001-*.patch
+grep -q '^+/\* folded \*/' "$s"/0001-*.patch || { echo "fixup not folded into 0001"; exit 1; }
+grep -q '^Signed-off-by: Self Test <selftest@example.org>' "$s"/0002-*.patch
+grep -q "^base-commit: $(git -C "$base" rev-parse base)" "$s"/0000-cover-letter.patch
+! grep -q 'SUBJECT HERE\|BLURB HERE' "$s"/0000-cover-letter.patch
+! grep -q 'harness' "$s"/0001-*.patch "$s"/0002-*.patch
+echo "/* no subsystem */" >>kernel/kprobes.c
+git commit -qam "Change without a subsystem prefix"
+if harness/kp series >series2.out 2>&1; then
+	echo "a non-kernel-style subject was accepted"
+	exit 1
+fi
+grep -q "is not a kernel-style subject" series2.out
+echo "series self-test: ok"
