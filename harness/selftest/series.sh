@@ -14,6 +14,8 @@ git init -q
 git config user.name "Self Test"
 git config user.email selftest@example.org
 cp -r "$here/harness" .
+# Only the harness code: the project's own patches would change the tree.
+rm -rf harness/patches/*.patch harness/removed-files
 git add harness && git commit -qm "harness: scratch copy"
 base=$KP_WORK/base
 mkdir -p kernel samples/kprobes
@@ -27,17 +29,27 @@ echo "/* sample */" >>samples/kprobes/kprobe_example.c
 git add samples && git commit -qm "samples/kprobes: second change"
 echo "/* folded */" >>kernel/kprobes.c
 git commit -qam "fixup! kprobes: first change"
+echo samples/kprobes/kretprobe_example.c >harness/removed-files
+git add harness && git commit -qm "samples/kprobes: drop the kretprobe example"
+mkdir -p x/init y/init
+cp "$base/init/main.c" x/init/ && cp "$base/init/main.c" y/init/
+sed -i '0,/^#include/s//\/* patched *\/\n#include/' y/init/main.c
+(cd x && diff -u init/main.c ../y/init/main.c | sed 's|^+++ ../y/|+++ b/|; s|^--- |--- a/|') >harness/patches/0001-init.patch || true
+rm -rf x y
+git add harness && git commit -qm "init: a small patch to a file the project does not own"
 harness/kp series >series.out 2>&1 || { cat series.out; exit 1; }
 s=out/series
 ls "$s"/0000-cover-letter.patch "$s"/0001-kprobes-first-change.patch \
 	"$s"/0002-samples-kprobes-second-change.patch >/dev/null
-[ "$(ls "$s"/0*.patch | wc -l)" = 3 ] || { echo "expected 2 patches + cover"; ls "$s"; exit 1; }
+[ "$(ls "$s"/0*.patch | wc -l)" = 5 ] || { echo "expected 4 patches + cover"; ls "$s"; exit 1; }
+grep -q '^deleted file mode' "$s"/0003-samples-kprobes-drop-the-kretprobe-example.patch
+grep -q '^+/\* patched \*/' "$s"/0004-init-a-small-patch-*.patch
 grep -q '^+/\* first \*/' "$s"/0001-*.patch
 grep -q '^+/\* folded \*/' "$s"/0001-*.patch || { echo "fixup not folded into 0001"; exit 1; }
 grep -q '^Signed-off-by: Self Test <selftest@example.org>' "$s"/0002-*.patch
 grep -q "^base-commit: $(git -C "$base" rev-parse base)" "$s"/0000-cover-letter.patch
 ! grep -q 'SUBJECT HERE\|BLURB HERE' "$s"/0000-cover-letter.patch
-! grep -q 'harness' "$s"/0001-*.patch "$s"/0002-*.patch
+! grep -q '^diff --git a/harness' "$s"/0*.patch
 echo "/* no subsystem */" >>kernel/kprobes.c
 git commit -qam "Change without a subsystem prefix"
 if harness/kp series >series2.out 2>&1; then

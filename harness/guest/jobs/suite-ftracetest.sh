@@ -8,25 +8,27 @@ LOGDIR=/tmp/ftracetest-logs
 # The requirement the case reported, or else the command traced just
 # before it gave up (the test's own check).
 skip_reason() {
+	[ -f "$1" ] || { echo "no log kept"; return; }
 	why=$(grep -m1 -E '^(Required|.*not supported)' "$1")
 	if [ -z "$why" ]; then
 		why=$(grep -B3 -E '^\+ exit_(unsupported|untested)' "$1" |
-			grep -v -E 'exit_|^\+ .\[ ' | tail -n 1)
+			grep -v -E "exit_|^\+ '\['" | tail -n 1)
 		[ -n "$why" ] && why="the case gave up after: $why"
 	fi
 	echo "${why:-no reason in its log}"
 }
 say "# kp-suite: ftracetest"
 cd /kp/ftrace || exit 1
-./ftracetest -K -v -l $LOGDIR test.d/kprobe 2>&1 | while IFS= read -r line; do
+./ftracetest -K -k -v -l $LOGDIR test.d/kprobe 2>&1 | while IFS= read -r line; do
 	case $line in
-	"ok "*"# SKIP")
-		n=${line#ok }
-		n=${n%% *}
-		log=$(ls $LOGDIR/"$n"-*-log.* 2>/dev/null | head -n 1)
-		why=
-		[ -n "$log" ] && why=$(skip_reason "$log")
-		line="$line $why"
+	"ok "*"# SKIP"*)
+		given=$(printf '%s' "${line##*# SKIP}" | tr -d ' ')
+		if [ -z "$given" ]; then
+			n=${line#ok }
+			n=${n%% *}
+			log=$(ls $LOGDIR/"$n"-*-log.* 2>/dev/null | head -n 1)
+			line="${line%%# SKIP*}# SKIP $(skip_reason "$log")"
+		fi
 		;;
 	esac
 	printf '%s\n' "$line" >/dev/kmsg
