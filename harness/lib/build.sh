@@ -93,7 +93,10 @@ build() {
 }
 
 # The harness's own modules (benchmark, test helpers) are built out of tree
-# from a copy, so the repository is never written to by a build.
+# from a copy, so the repository is never written to by a build.  So is
+# upstream's KUnit suite, taken from the base tree under another module
+# name: it keeps checking compatibility after the project replaces
+# lib/test_kprobes.c.
 build_external() {
 	local m dst
 	for m in "$KP_HARNESS"/modules/*/; do
@@ -104,6 +107,13 @@ build_external() {
 		run_step "building module $(basename "$m")" "$KP_BUILD_OUT/build.log" \
 			kmake M="$dst" modules
 	done
+	dst=$KP_BUILD_OUT/ext/upstream-kunit
+	mkdir -p "$dst"
+	cmp -s "$KP_BASE_SRC/lib/test_kprobes.c" "$dst/test_kprobes_upstream.c" ||
+		cp "$KP_BASE_SRC/lib/test_kprobes.c" "$dst/test_kprobes_upstream.c"
+	echo 'obj-m += test_kprobes_upstream.o' >"$dst/Kbuild"
+	run_step "building upstream's test_kprobes from the base" "$KP_BUILD_OUT/build.log" \
+		kmake M="$dst" modules
 }
 
 kernel_release() {
