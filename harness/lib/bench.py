@@ -7,14 +7,14 @@ import sys
 
 LINE = re.compile(r'kpbench: kind=(?P<kind>\S+) (?P<rest>.*)$')
 ROWS = [
-    ('entry', 'per_hit', 'function entry (ftrace site on x86)'),
-    ('int3', 'per_hit', 'inside the function, pre_handler, no optimization'),
+    ('entry', 'per_hit', 'function entry (the ftrace site on x86)'),
+    ('int3', 'per_hit', 'breakpoint in the body, pre_handler, optimization off'),
     ('int3post', 'per_hit', 'same, with a post_handler'),
-    ('opt', 'per_hit', 'inside the function, optimization on'),
+    ('opt', 'per_hit', 'in the body, optimization on'),
     ('kretprobe', 'per_hit', 'kretprobe (entry and return)'),
-    ('crowd', 'per_hit', 'int3 with 4096 other probes registered after it'),
-    ('crowd', 'register_us', 'register_kprobes(4096), virtual us'),
-    ('crowd', 'unregister_us', 'unregister_kprobes(4096), virtual us'),
+    ('crowd', 'per_hit', 'breakpoint, 4096 other probes registered after it'),
+    ('crowd', 'register_us', 'register_kprobes(4096 nops in one function), ms'),
+    ('crowd', 'unregister_us', 'unregister_kprobes(the same 4096), ms'),
 ]
 
 
@@ -39,15 +39,20 @@ def cell(data, kind, key):
         return None, 'missing'
     if 'failed' in d:
         return None, 'failed'
-    return float(d[key]), d.get('mode', '?')
+    value = float(d[key])
+    if key.endswith('_us'):
+        value /= 1000    # virtual ms: millions of guest instructions
+    return value, d.get('mode', '?')
 
 
 def main(base_log, proj_log, header):
     base, proj = read(base_log), read(proj_log)
     print(header)
     print()
-    fmt = '{:<52} {:>10} {:>10} {:>8}  {}'
-    print(fmt.format('guest instructions per hit (icount)', 'base', 'project',
+    fmt = '{:<54} {:>10} {:>10} {:>8}  {}'
+    print('per hit: guest instructions; ms: virtual, one ms is a million instructions.')
+    print('unregister waits for RCU grace periods, so its figure is not instruction-exact.')
+    print(fmt.format('probe', 'base', 'project',
                      'change', 'patched as (base/project)'))
     bad = 0
     for kind, key, label in ROWS:

@@ -50,8 +50,8 @@ qemu_cmd() {
 	fi
 }
 
-# Until process PID exits, prints the console as it is written: everything from the job's start
-# (demo) or only the harness's progress markers (test, bench).
+# Until process PID exits, print the console as it is written: all of it
+# from the job's start (demo), or only the progress markers (test, bench).
 follow_console() {
 	local log=$1 mode=$2 pid=$3
 	tail -n +1 -F --pid="$pid" "$log" 2>/dev/null | case $mode in
@@ -100,7 +100,7 @@ guest_run() {
 	local job=$1 rc=0
 	build_vars "$KP_VARIANT" "$2" "$KP_DEBUG"
 	guest_boot "$job" "$(run_name "$job")" all || rc=$?
-	python3 "$KP_HARNESS/lib/ktap.py" check "$KP_CONSOLE" ${rc:+--qemu-status "$rc"}
+	python3 "$KP_HARNESS/lib/ktap.py" check "$KP_CONSOLE" --qemu-status "$rc"
 }
 
 guest_shell() {
@@ -146,9 +146,17 @@ run_tests() {
 	python3 "$KP_HARNESS/lib/ktap.py" total "${results[@]}"
 }
 
+# bench_table ARCH BASE-CONSOLE PROJECT-CONSOLE
+bench_table() {
+	python3 "$KP_HARNESS/lib/bench.py" "$2" "$3" \
+		"# harness/kp bench --arch $1   ($(base_version); project $(project_describe))
+# QEMU TCG, -icount shift=0,sleep=off, -smp ${KP_SMP:-2}; config harness/config/{common,$1}.config
+# per hit = (loop time with the probe - without) / 100000 calls"
+}
+
 # Base and project side by side under icount, one boot each per arch.
 run_bench() {
-	local a v logs out hdr
+	local a v logs out
 	mkdir -p "$KP_HARNESS/bench"
 	for a in $KP_ARCHES; do
 		logs=()
@@ -162,10 +170,7 @@ run_bench() {
 			logs+=("$KP_CONSOLE")
 		done
 		out=$KP_HARNESS/bench/$a.txt
-		hdr="# harness/kp bench --arch $a   ($(base_version); project $(project_describe))
-# QEMU TCG, -icount shift=0,sleep=off, -smp ${KP_SMP:-2}; config harness/config/{common,$a}.config
-# per hit = (loop time with the probe - without) / 100000 calls"
-		python3 "$KP_HARNESS/lib/bench.py" "${logs[0]}" "${logs[1]}" "$hdr" | tee "$out"
+		bench_table "$a" "${logs[0]}" "${logs[1]}" | tee "$out"
 		stage "table written to ${out#"$KP_ROOT"/}"
 	done
 }

@@ -5,8 +5,12 @@
 
 OPT=/proc/sys/debug/kprobes-optimization
 
+set_optimization() {
+	if [ -w $OPT ]; then echo "$1" >$OPT; fi
+}
+
 measure() {	# kind optimization(0|1)
-	[ -w $OPT ] && echo "$2" >$OPT
+	set_optimization "$2"
 	say "KP-STAGE bench $1"
 	if insmod /kp/ext/kpbench.ko kind="$1" 2>/tmp/insmod.err; then
 		rmmod kpbench
@@ -18,7 +22,10 @@ measure() {	# kind optimization(0|1)
 measure entry 1
 measure int3 0
 measure int3post 0
-measure opt 1
 measure kretprobe 1
 measure crowd 0
-[ -w $OPT ] && echo 1 >$OPT
+# Last: on the base, registering again at the address of an optimized probe
+# whose module was reloaded meanwhile trips a WARN in reuse_unused_kprobe()
+# (notes/design-core.md, "Found in the base").
+measure opt 1
+set_optimization 1
