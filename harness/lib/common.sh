@@ -27,6 +27,10 @@ KP_BASE_EMAIL='linux-source-6.12@packages.debian.org'
 
 mkdir -p "$KP_WORK" "$KP_LOGS"
 
+# Scratch files of this run: harness commands may run side by side.
+KP_TMP=$(mktemp -d "$KP_WORK/tmp.XXXXXX")
+trap 'rm -rf "$KP_TMP"' EXIT
+
 elapsed() {
 	local s=$(($(date +%s) - KP_START))
 	printf '%d:%02d' $((s / 60)) $((s % 60))

@@ -76,8 +76,8 @@ kernel_path_filter() {
 # base repository.
 compose_tree() {
 	local source=$1 idx patches removed p
-	idx=$KP_WORK/compose.index
-	patches=$KP_WORK/compose.patches
+	idx=$KP_TMP/compose.index
+	patches=$KP_TMP/compose.patches
 	rm -rf "$idx" "$patches"
 	mkdir -p "$patches"
 	(

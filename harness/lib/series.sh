@@ -35,11 +35,12 @@ series_plan() {
 
 # Build the series; prints its last commit.
 series_commits() {
-	series_plan >"$KP_WORK/series.plan"
-	if grep -q ' fixup ' "$KP_WORK/series.plan"; then
-		series_fold "$KP_WORK/series.plan"
+	local plan=$KP_TMP/series.plan
+	series_plan >"$plan"
+	if grep -q ' fixup ' "$plan"; then
+		series_fold "$plan"
 	else
-		series_linear "$KP_WORK/series.plan"
+		series_linear "$plan"
 	fi
 }
 
@@ -80,7 +81,7 @@ series_fold() {
 	while read -r rev tree action target; do
 		revs+=("$rev") trees+=("$tree") actions+=("$action") targets+=("${target:-}")
 	done <"$plan"
-	export GIT_INDEX_FILE=$KP_WORK/series.index
+	export GIT_INDEX_FILE=$KP_TMP/series.index
 	git -C "$KP_BASE_SRC" read-tree base
 	head=$(git -C "$KP_BASE_SRC" rev-parse base)
 	for i in "${!revs[@]}"; do
