@@ -70,6 +70,14 @@ probe_list() {
 	cat /sys/kernel/debug/kprobes/list
 }
 
+# How many kernel log lines containing PATTERN appear while COUNT
+# processes are forked.
+hits_during_forks() {	# pattern count
+	before=$(klog_count "$1")
+	fork_some "$2"
+	echo $(($(klog_count "$1") - before))
+}
+
 # Fork a few short-lived processes (each one passes through kernel_clone).
 fork_some() {
 	i=0

@@ -10,12 +10,14 @@ KP_SUBJECT_RE='^([A-Za-z0-9_./-]+: )+[^ ]'
 # Fetch the project's history into the base repository and plan the
 # series: "REV TREE pick" for a patch, "REV TREE fixup TARGET" for a fixup.
 series_plan() {
-	local rev tree prev subject target
+	local rev tree prev subject target revs ref=refs/kp/${KP_TMP##*/}
 	local -A patch_of
-	git -C "$KP_BASE_SRC" fetch -q --no-tags "$KP_ROOT" "+HEAD:refs/kp/project" ||
+	git -C "$KP_BASE_SRC" fetch -q --no-tags "$KP_ROOT" "+HEAD:$ref" ||
 		die "cannot read the project's history (commit something first)"
+	revs=$(git -C "$KP_BASE_SRC" rev-list --reverse --first-parent "$ref")
+	git -C "$KP_BASE_SRC" update-ref -d "$ref"
 	prev=$(git -C "$KP_BASE_SRC" rev-parse 'base^{tree}')
-	for rev in $(git -C "$KP_BASE_SRC" rev-list --reverse --first-parent refs/kp/project); do
+	for rev in $revs; do
 		tree=$(compose_tree "$rev")
 		[ "$tree" = "$prev" ] && continue
 		prev=$tree

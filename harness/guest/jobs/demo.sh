@@ -14,18 +14,14 @@ EVENTS=/sys/kernel/tracing/kprobe_events
 
 say "=== kprobe sample: pre- and post-handler on kernel_clone"
 show modprobe kprobe_example
-before=$(klog_count "<kernel_clone> p->addr")
-fork_some 3
-hits=$(($(klog_count "<kernel_clone> p->addr") - before))
+hits=$(hits_during_forks "<kernel_clone> p->addr" 3)
 say "kprobe_example: $hits handler reports for 3 forks"
 status=0
 [ "$hits" -ge 6 ] || { say "DEMO FAILED: expected a pre- and a post-handler report per fork"; status=1; }
 
 say "=== kretprobe sample: return handler on kernel_clone"
 show modprobe kretprobe_example
-before=$(klog_count "kernel_clone returned")
-fork_some 3
-hits=$(($(klog_count "kernel_clone returned") - before))
+hits=$(hits_during_forks "kernel_clone returned" 3)
 say "kretprobe_example: $hits return reports for 3 forks"
 [ "$hits" -ge 3 ] || { say "DEMO FAILED: expected a return report per fork"; status=1; }
 
