@@ -4,20 +4,7 @@
 # checkout's base: harness-only commits are left out, a fixup is folded
 # into its patch, Signed-off-by and base-commit are present, and a commit
 # that changes the kernel tree without a kernel-style subject is refused.
-set -euo pipefail
-here=$(cd "$(dirname "$0")/../.." && pwd)
-export KP_WORK=${KP_WORK:-$here/.build}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-git init -q
-git config user.name "Self Test"
-git config user.email selftest@example.org
-cp -r "$here/harness" .
-# Only the harness code: the project's own patches would change the tree.
-rm -rf harness/patches/*.patch harness/removed-files
-git add harness && git commit -qm "harness: scratch copy"
-base=$KP_WORK/base
+. "$(dirname "$0")/scratch.sh"
 mkdir -p kernel samples/kprobes
 cp "$base/kernel/kprobes.c" kernel/
 echo "/* first */" >>kernel/kprobes.c
