@@ -64,10 +64,17 @@ ensure_src_worktree() {
 # Paths of the project that belong to the kernel tree: those whose top-level
 # directory exists in the base.  Everything else (harness/, README.md, .ci/)
 # stays out of the composed tree.
+kernel_dirs() {
+	git -C "$KP_BASE_SRC" ls-tree --name-only -d base | paste -sd'|'
+}
+
 kernel_path_filter() {
-	local dirs
-	dirs=$(git -C "$KP_BASE_SRC" ls-tree --name-only -d base | paste -sd'|')
-	grep -zE "^($dirs)/" || true
+	grep -zE "^($(kernel_dirs))/" || true
+}
+
+# The same, for "mode type id<TAB>path" records of ls-tree.
+kernel_path_filter_index() {
+	grep -zP "\t($(kernel_dirs))/" || true
 }
 
 # compose_tree SOURCE: build the composed tree in a scratch index and print
@@ -85,9 +92,12 @@ compose_tree() {
 		export GIT_INDEX_FILE=$idx
 		git read-tree base
 		if [ "$source" = worktree ]; then
+			# Run from the project's root: .build sits inside it, and a
+			# command run from there would prefix every path with .build/base/.
 			(cd "$KP_ROOT" && env -u GIT_INDEX_FILE git ls-files -z -co --exclude-standard) |
 				kernel_path_filter |
-				GIT_WORK_TREE=$KP_ROOT git update-index -z --add --stdin
+				(cd "$KP_ROOT" && GIT_DIR=$KP_BASE_SRC/.git GIT_WORK_TREE=$KP_ROOT \
+					git update-index -z --add --stdin)
 			cp "$KP_HARNESS"/patches/*.patch "$patches"/ 2>/dev/null || true
 			removed=$(cat "$KP_HARNESS/removed-files" 2>/dev/null || true)
 		else
@@ -107,13 +117,6 @@ compose_tree() {
 		done
 		git write-tree
 	)
-}
-
-# Same filter as kernel_path_filter, for "mode type id<TAB>path" records.
-kernel_path_filter_index() {
-	local dirs
-	dirs=$(git -C "$KP_BASE_SRC" ls-tree --name-only -d base | paste -sd'|')
-	grep -zP "\t($dirs)/" || true
 }
 
 # Compose the project's working files into $KP_SRC.  Only files whose

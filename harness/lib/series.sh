@@ -58,20 +58,15 @@ series_linear() {
 # One commit with the project commit's author, date and message, and a
 # Signed-off-by of its author when the message lacks one.
 series_commit() {
-	local rev=$1 tree=$2 parent=$3 msg author
-	author=$(git -C "$KP_BASE_SRC" log -1 --format='%an <%ae>' "$rev")
+	local rev=$1 tree=$2 parent=$3 msg an ae ad cn ce cd
+	IFS=$'\x1f' read -r an ae ad cn ce cd < <(git -C "$KP_BASE_SRC" log -1 \
+		--format='%an%x1f%ae%x1f%aI%x1f%cn%x1f%ce%x1f%cI' "$rev")
 	msg=$(git -C "$KP_BASE_SRC" log -1 --format=%B "$rev")
-	grep -q "^Signed-off-by: " <<<"$msg" || msg=$(printf '%s\n\nSigned-off-by: %s\n' "$msg" "$author")
-	(
-		cd "$KP_BASE_SRC"
-		GIT_AUTHOR_NAME=$(git log -1 --format=%an "$rev") \
-		GIT_AUTHOR_EMAIL=$(git log -1 --format=%ae "$rev") \
-		GIT_AUTHOR_DATE=$(git log -1 --format=%aI "$rev") \
-		GIT_COMMITTER_NAME=$(git log -1 --format=%cn "$rev") \
-		GIT_COMMITTER_EMAIL=$(git log -1 --format=%ce "$rev") \
-		GIT_COMMITTER_DATE=$(git log -1 --format=%cI "$rev") \
-			git commit-tree "$tree" -p "$parent" -m "$msg"
-	)
+	grep -q "^Signed-off-by: " <<<"$msg" ||
+		msg=$(printf '%s\n\nSigned-off-by: %s <%s>\n' "$msg" "$an" "$ae")
+	GIT_AUTHOR_NAME=$an GIT_AUTHOR_EMAIL=$ae GIT_AUTHOR_DATE=$ad \
+	GIT_COMMITTER_NAME=$cn GIT_COMMITTER_EMAIL=$ce GIT_COMMITTER_DATE=$cd \
+		git -C "$KP_BASE_SRC" commit-tree "$tree" -p "$parent" -m "$msg"
 }
 
 # With fixups, each patch is its own change plus the changes of the fixups

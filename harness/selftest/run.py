@@ -85,11 +85,17 @@ class Verdict(unittest.TestCase):
             self.assertFalse(ktap.SPLAT.match(line), line)
 
 
-class Series(unittest.TestCase):
+def run_script(test, name):
+    r = subprocess.run([os.path.join(HERE, name)], capture_output=True, text=True)
+    test.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+
+class Scratch(unittest.TestCase):
+    def test_compose_from_working_files(self):
+        run_script(self, 'compose.sh')
+
     def test_series_from_a_scratch_project(self):
-        r = subprocess.run([os.path.join(HERE, 'series.sh')], capture_output=True,
-                           text=True)
-        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        run_script(self, 'series.sh')
 
 
 class Recorder(unittest.TextTestResult):
