@@ -61,6 +61,21 @@ skip() {	# description reason
 	tap_result ok "$1 # SKIP $2"
 }
 
+# Run a KUnit module: loading it runs its suites, which print KTAP.  A
+# module that does not load is reported as a failed case of its own.
+kunit_module() {	# name load-command...
+	name=$1
+	shift
+	if ! "$@" 2>/tmp/kunit-load.err; then
+		say "KTAP version 1"
+		say "1..1"
+		sed 's/^/# /' /tmp/kunit-load.err | to_kmsg
+		say "not ok 1 $name # module did not load"
+		return
+	fi
+	rmmod "$name"
+}
+
 # Count kernel log lines that contain a fixed string.
 klog_count() {
 	dmesg | grep -cF -- "$1"

@@ -92,12 +92,16 @@ compose_tree() {
 		export GIT_INDEX_FILE=$idx
 		git read-tree base
 		if [ "$source" = worktree ]; then
-			# Run from the project's root: .build sits inside it, and a
-			# command run from there would prefix every path with .build/base/.
-			(cd "$KP_ROOT" && env -u GIT_INDEX_FILE git ls-files -z -co --exclude-standard) |
-				kernel_path_filter |
-				(cd "$KP_ROOT" && GIT_DIR=$KP_BASE_SRC/.git GIT_WORK_TREE=$KP_ROOT \
-					git update-index -z --add --stdin)
+			# From the project's root: .build sits inside it, and
+			# update-index run from there would prefix every path with
+			# .build/base/.
+			(
+				cd "$KP_ROOT"
+				env -u GIT_INDEX_FILE git ls-files -z -co --exclude-standard |
+					kernel_path_filter |
+					GIT_DIR=$KP_BASE_SRC/.git GIT_WORK_TREE=$KP_ROOT \
+						git update-index -z --add --stdin
+			)
 			cp "$KP_HARNESS"/patches/*.patch "$patches"/ 2>/dev/null || true
 			removed=$(cat "$KP_HARNESS/removed-files" 2>/dev/null || true)
 		else
