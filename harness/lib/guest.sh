@@ -121,6 +121,8 @@ run_tests() {
 	python3 "$KP_HARNESS/selftest/run.py" --json "$json" || true
 	results+=("$json")
 	for a in $KP_ARCHES; do
+		# Names the results even when the build below fails.
+		build_vars "$KP_VARIANT" "$a" "$KP_DEBUG"
 		# In a subshell: a failed build fails this arch, not the whole run.
 		if ! (build "$KP_VARIANT" "$a" "$KP_DEBUG"); then
 			name=$(run_name test)
@@ -130,7 +132,6 @@ run_tests() {
 			results+=("$KP_RESULTS/$name.results.json")
 			continue
 		fi
-		build_vars "$KP_VARIANT" "$a" "$KP_DEBUG"
 		if [ "$a" = x86_64 ] && [ -z "$KP_ONLY" ]; then
 			stage "harness end-to-end checks"
 			harness_e2e "$KP_RESULTS/harness-e2e.results.json"

@@ -1,0 +1,325 @@
+# SPDX-License-Identifier: GPL-2.0
+# Probes on module text, through kprobe events: hits, the debugfs list and
+# its flags, the global enable knob, module unload ([GONE]) and reload, a
+# probe on init text, and instruction slot pages.  The target is the
+# harness module kptarget (harness/modules/kptarget).
+. /kp/lib.sh
+
+TRACING=/sys/kernel/tracing
+EVENTS=$TRACING/kprobe_events
+PROFILE=$TRACING/kprobe_profile
+LIST=/sys/kernel/debug/kprobes/list
+KNOB=/sys/kernel/debug/kprobes/enabled
+OPT=/proc/sys/debug/kprobes-optimization
+KO=/kp/ext/kptarget.ko
+TRIGGER=/sys/module/kptarget/parameters/trigger
+NAMES="func ret body opt init slot"
+
+# A list line: address (%px), type, symbol+offset, [module], flags.
+ADDR='[0-9a-f]{16}'
+# The module is built with ftrace: its entries are ftrace sites, and only
+# x86 puts kprobes on those so far.
+case $(uname -m) in
+x86_64) ENTRY_FLAGS='\[FTRACE\]' ;;
+*) ENTRY_FLAGS= ;;
+esac
+
+fail() {
+	echo "$*"
+	return 1
+}
+
+expect_eq() {	# got want what
+	[ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"
+}
+
+# How often the probe of event kpt/NAME fired, from kprobe_profile.
+hits() {
+	awk -v e="$1" '$1 == e { n = $2 } END { print (n == "" ? "none" : n) }' $PROFILE
+}
+
+new_event() {
+	echo "$1" >>$EVENTS
+}
+
+arm() {
+	echo 1 >"$TRACING/events/kpt/$1/enable"
+}
+
+disarm() {
+	echo 0 >"$TRACING/events/kpt/$1/enable"
+}
+
+drop_event() {
+	disarm "$1" 2>/dev/null
+	echo "-:kpt/$1" >>$EVENTS
+}
+
+trigger() {
+	echo "$1" >$TRIGGER
+}
+
+# listed REGEX: some line of the probe list is exactly REGEX (extended).
+listed() {
+	grep -qE "^$1\$" $LIST || { echo "no line like: $1"; cat $LIST; return 1; }
+}
+
+# The list line of the probe at address $1.
+line_at() {
+	grep "^$1  " $LIST
+}
+
+kallsyms_pages() {
+	grep -cw kprobe_insn_page /proc/kallsyms
+}
+
+load() {
+	insmod $KO
+}
+
+unload() {
+	rmmod kptarget
+}
+
+# Cases.  Each runs the step it checks; later cases build on earlier ones.
+
+loads() {
+	[ -f $KO ] || fail "$KO was not built" || return 1
+	load
+}
+
+kprobe_counts_calls() {
+	new_event "p:kpt/func kptarget:kptarget_func" && arm func || return 1
+	trigger 5
+	expect_eq "$(hits func)" 5 "hits after 5 calls"
+}
+
+kprobe_list_line() {
+	listed "$ADDR  k  kptarget_func\+0x0  \[kptarget\]  $ENTRY_FLAGS"
+}
+
+kretprobe_counts_returns() {
+	new_event "r:kpt/ret kptarget:kptarget_ret" && arm ret || return 1
+	trigger 3
+	expect_eq "$(hits ret)" 3 "returns after 3 calls"
+}
+
+kretprobe_list_line() {
+	listed "$ADDR  r  kptarget_ret\+0x0  \[kptarget\]  $ENTRY_FLAGS"
+}
+
+# The first offset past the entry that takes a probe, as a user finds it.
+BODY_OFF=
+disabled_body_probe_listed() {
+	off=1
+	while [ $off -le 32 ]; do
+		if new_event "p:kpt/body kptarget:kptarget_func+$off" 2>/dev/null; then
+			BODY_OFF=$off
+			break
+		fi
+		off=$((off + 1))
+	done
+	[ -n "$BODY_OFF" ] || fail "no offset in kptarget_func+1..32 takes a probe" || return 1
+	BODY_HEX=$(printf '%x' "$BODY_OFF")
+	# Defined but not enabled: registered disabled, never ftrace-based.
+	listed "$ADDR  k  kptarget_func\+0x$BODY_HEX  \[kptarget\]  \[DISABLED\]"
+}
+
+enabled_body_probe_counts() {
+	[ -n "$BODY_OFF" ] || fail "no body probe" || return 1
+	arm body || return 1
+	listed "$ADDR  k  kptarget_func\+0x$BODY_HEX  \[kptarget\]  " || return 1
+	trigger 2
+	expect_eq "$(hits body)" 2 "body hits after 2 calls"
+}
+
+# Leaves the body probe disabled and the other two enabled.
+knob_off_stops_hits() {
+	disarm body || return 1
+	f=$(hits func)
+	r=$(hits ret)
+	echo 0 >$KNOB || return 1
+	expect_eq "$(cat $KNOB)" 0 "knob after writing 0" || return 1
+	trigger 4
+	expect_eq "$(hits func)" "$f" "kprobe hits while off" &&
+		expect_eq "$(hits ret)" "$r" "kretprobe hits while off"
+}
+
+knob_off_keeps_probe_state() {
+	listed "$ADDR  k  kptarget_func\+0x0  \[kptarget\]  $ENTRY_FLAGS" &&
+		listed "$ADDR  r  kptarget_ret\+0x0  \[kptarget\]  $ENTRY_FLAGS" &&
+		listed "$ADDR  k  kptarget_func\+0x$BODY_HEX  \[kptarget\]  \[DISABLED\]"
+}
+
+knob_on_resumes_hits() {
+	f=$(hits func)
+	b=$(hits body)
+	echo 1 >$KNOB || return 1
+	expect_eq "$(cat $KNOB)" 1 "knob after writing 1" || return 1
+	trigger 3
+	expect_eq "$(hits func)" $((f + 3)) "kprobe hits after the knob is back" &&
+		expect_eq "$(hits body)" "$b" "hits of the disabled probe" &&
+		listed "$ADDR  k  kptarget_func\+0x$BODY_HEX  \[kptarget\]  \[DISABLED\]"
+}
+
+# Unload the module; every probe that was on it must be listed [GONE].
+MOD_ADDRS=
+unload_leaves_gone() {
+	MOD_ADDRS=$(grep -F '[kptarget]' $LIST | cut -d' ' -f1)
+	# shellcheck disable=SC2086
+	set -- $MOD_ADDRS
+	expect_eq $# 3 "probes on kptarget" || return 1
+	unload || return 1
+	for a in $MOD_ADDRS; do
+		line=$(line_at "$a")
+		case $line in
+		*"[GONE]"*) ;;
+		*) fail "probe at $a after unload: '$line'" || return 1 ;;
+		esac
+		case $line in
+		*"[DISABLED]"*) fail "a gone probe also shown disabled: '$line'" || return 1 ;;
+		esac
+	done
+}
+
+unloaded_module_cannot_fire() {
+	f=$(hits func)
+	[ ! -e $TRIGGER ] || fail "$TRIGGER still exists" || return 1
+	if trigger 1 2>/dev/null; then
+		fail "the trigger still works"
+		return 1
+	fi
+	expect_eq "$(hits func)" "$f" "hits after unload"
+}
+
+# trace_kprobe re-registers a kept event when its module comes back.
+kept_event_fires_after_reload() {
+	f=$(hits func)
+	r=$(hits ret)
+	b=$(hits body)
+	load || return 1
+	trigger 2
+	expect_eq "$(hits func)" $((f + 2)) "kprobe hits after reload" &&
+		expect_eq "$(hits ret)" $((r + 2)) "kretprobe hits after reload" &&
+		expect_eq "$(hits body)" "$b" "hits of the disabled probe" &&
+		listed "$ADDR  k  kptarget_func\+0x0  \[kptarget\]  $ENTRY_FLAGS"
+}
+
+gone_probes_unregister() {
+	unload_leaves_gone || return 1
+	for n in func ret body; do
+		drop_event $n || fail "removing kpt/$n failed" || return 1
+	done
+	for a in $MOD_ADDRS; do
+		[ -z "$(line_at "$a")" ] || fail "still listed: $(line_at "$a")" || return 1
+	done
+}
+
+reload_and_probe_again() {
+	load || return 1
+	new_event "p:kpt/func kptarget:kptarget_func" && arm func || return 1
+	trigger 4
+	expect_eq "$(hits func)" 4 "hits of the new probe" || return 1
+	drop_event func
+}
+
+# Catalogue case 35: the base WARNs when a probe lands where an optimized
+# probe was, in a module unloaded and loaded again meanwhile.
+optimized_probe_reuse() {
+	warnings=$(klog_count "WARNING:")
+	echo 1 >$OPT || return 1
+	new_event "p:kpt/opt kptarget:kptarget_func+$BODY_OFF" && arm opt || return 1
+	i=0
+	until grep -q "kptarget_func+0x$BODY_HEX .*\[OPTIMIZED\]" $LIST; do
+		i=$((i + 1))
+		[ $i -le 10 ] || fail "never optimized: $(grep kptarget_func $LIST)" || return 1
+		sleep 1
+	done
+	drop_event opt && unload && load || return 1
+	new_event "p:kpt/opt kptarget:kptarget_func+$BODY_OFF" && arm opt || return 1
+	trigger 2
+	expect_eq "$(hits opt)" 2 "hits at the reused place" || return 1
+	drop_event opt || return 1
+	expect_eq "$(klog_count "WARNING:")" "$warnings" "kernel warnings"
+}
+
+# Set before insmod: trace_kprobe arms it when the module comes.
+init_probe_fires_once() {
+	unload || return 1
+	new_event "p:kpt/init kptarget:kptarget_init_fn" && arm init || return 1
+	load || return 1
+	expect_eq "$(hits init)" 1 "hits on the __init function"
+}
+
+# Its text is freed after init: nothing live may be left there.  It is
+# the only probe at this point, so every line must be [GONE].
+init_probe_dropped() {
+	expect_eq "$(hits init)" 1 "hits on the __init function" || return 1
+	live=$(grep -vF '[GONE]' $LIST)
+	[ -z "$live" ] || fail "live after init: $live"
+}
+
+init_event_removed() {
+	drop_event init || return 1
+	[ -z "$(cat $LIST)" ] || fail "left in the list: $(cat $LIST)"
+}
+
+# Catalogue case 47: the page holding a probe's instruction copy goes
+# away with the last probe; /proc/kallsyms names each such page.
+slot_page_freed() {
+	before=$(kallsyms_pages)
+	expect_eq "$before" 0 "slot pages with no probe registered" || return 1
+	new_event "p:kpt/slot kptarget:kptarget_func+$BODY_OFF" && arm slot || return 1
+	during=$(kallsyms_pages)
+	drop_event slot || return 1
+	i=0
+	while [ "$(kallsyms_pages)" != "$before" ] && [ $i -lt 10 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	[ "$during" -ge 1 ] || fail "no slot page while the probe existed" || return 1
+	expect_eq "$(kallsyms_pages)" "$before" "slot pages after removal"
+}
+
+cleanup() {
+	for n in $NAMES; do
+		[ -d "$TRACING/events/kpt/$n" ] && drop_event "$n"
+	done
+	echo 1 >$KNOB
+	[ -w $OPT ] && echo 1 >$OPT
+	grep -q '^kptarget ' /proc/modules && unload
+	[ -z "$(cat $LIST)" ] || fail "left in the list: $(cat $LIST)"
+}
+
+tap_begin modules 20
+if [ ! -w $EVENTS ] || [ ! -r $LIST ]; then
+	for i in $(seq 20); do
+		skip "case $i" "no kprobe_events or no debugfs kprobes/list"
+	done
+	exit 0
+fi
+check "kptarget loads" loads
+check "kprobe on a module function counts every call" kprobe_counts_calls
+check "list: module kprobe line" kprobe_list_line
+check "kretprobe on a module function counts every return" kretprobe_counts_returns
+check "list: module kretprobe line" kretprobe_list_line
+check "list: a defined, disabled probe is [DISABLED]" disabled_body_probe_listed
+check "enabling it: listed without [DISABLED], counts calls" enabled_body_probe_counts
+check "enabled knob 0: knob reads 0, no probe fires" knob_off_stops_hits
+check "enabled knob 0: each probe keeps its own [DISABLED] state" knob_off_keeps_probe_state
+check "enabled knob 1: hits resume, the disabled probe stays off" knob_on_resumes_hits
+check "rmmod: every probe on the module is [GONE]" unload_leaves_gone
+check "rmmod: nothing can trigger the probes, no hit counted" unloaded_module_cannot_fire
+check "insmod again: kept events fire again" kept_event_fires_after_reload
+check "gone probes are unregistered with their events" gone_probes_unregister
+check "reload, probe again: hits counted" reload_and_probe_again
+if [ "$(uname -m)" = x86_64 ] && [ -w $OPT ]; then
+	check "optimized probe, reload, probe the same place: no warning" optimized_probe_reuse
+else
+	skip "optimized probe, reload, probe the same place: no warning" "no jump optimization yet"
+fi
+check "probe on __init text set before insmod fires once" init_probe_fires_once
+check "init text freed: the init probe is no longer live" init_probe_dropped
+check "the init probe's event is removed, the list is empty" init_event_removed
+check "slot page freed with its last probe" slot_page_freed
+cleanup >/dev/null 2>&1

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kptarget - something for the guest's module suite to probe.
+ *
+ * Writing N to /sys/module/kptarget/parameters/trigger calls kptarget_func()
+ * and kptarget_ret() N times each, so a probe on either sees exactly N hits.
+ * kptarget_init_fn() lives in init text and runs once while the module
+ * loads: a probe set on it before insmod fires once, then its text is freed.
+ *
+ * The suite loads and unloads the module; a probe on it must go [GONE] and
+ * come back when the module does.
+ */
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+/*
+ * Never inlined or cloned, so the symbols are what the suite names.  The
+ * body is straight-line arithmetic: any instruction past the entry can take
+ * a probe, and a jump-optimized one when the kernel has optimization.
+ */
+static __used noinline __noipa int kptarget_func(int x)
+{
+	int v = x * 7 + 3;
+
+	v ^= v >> 3;
+	v += x << 2;
+	v ^= 0x5a5a;
+	v -= v >> 5;
+	return v;
+}
+
+static __used noinline __noipa int kptarget_ret(int x)
+{
+	return x * 2 + 1;
+}
+
+static __used noinline __noipa __init int kptarget_init_fn(int x)
+{
+	return x + 0x1d;
+}
+
+static unsigned int kptarget_calls;
+module_param_named(calls, kptarget_calls, uint, 0444);
+MODULE_PARM_DESC(calls, "how many calls the trigger has made");
+
+/* Keeps the results alive so the calls cannot be dropped. */
+static int kptarget_sink;
+
+static int trigger_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n, i;
+	int ret;
+
+	ret = kstrtouint(val, 0, &n);
+	if (ret)
+		return ret;
+	if (n > 10000)
+		return -ERANGE;
+	for (i = 0; i < n; i++) {
+		kptarget_sink += kptarget_func(i);
+		kptarget_sink += kptarget_ret(i);
+	}
+	kptarget_calls += n;
+	return 0;
+}
+
+static const struct kernel_param_ops trigger_ops = {
+	.set = trigger_set,
+};
+module_param_cb(trigger, &trigger_ops, NULL, 0200);
+MODULE_PARM_DESC(trigger, "write N: call kptarget_func() and kptarget_ret() N times");
+
+static int __init kptarget_init(void)
+{
+	kptarget_sink = kptarget_init_fn(kptarget_sink);
+	return 0;
+}
+
+static void __exit kptarget_exit(void)
+{
+}
+
+module_init(kptarget_init);
+module_exit(kptarget_exit);
+MODULE_DESCRIPTION("Probe targets for the harness's module tests");
+MODULE_LICENSE("GPL");
