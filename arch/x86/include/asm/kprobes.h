@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef _ASM_X86_KPROBES_H
+#define _ASM_X86_KPROBES_H
+/*
+ * x86 kprobes: the types and hooks the generic kprobes core and the trap
+ * handlers need from the architecture.
+ *
+ * A probe replaces the first byte of an instruction with int3. When it
+ * fires, the instruction either runs out of line from an executable slot
+ * that holds a copy of it followed by a second int3, or, if its effect
+ * depends on where it runs, is emulated in the int3 handler.
+ */
+
+/* __kprobes, NOKPROBE_SYMBOL() and nokprobe_inline, with or without kprobes */
+#include <asm-generic/kprobes.h>
+
+#ifdef CONFIG_KPROBES
+/* Many users rely on getting these through <linux/kprobes.h>. */
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/types.h>
+#include <asm/insn.h>		/* MAX_INSN_SIZE */
+#include <asm/text-patching.h>
+
+typedef u8 kprobe_opcode_t;
+
+#define BREAKPOINT_INSTRUCTION	0xcc
+
+/* Slots come from the generic kprobes instruction cache. */
+#define __ARCH_WANT_KPROBES_INSN_SLOT
+
+struct kprobe;
+struct pt_regs;
+
+/* Slots are written with text_poke(), which keeps the caches coherent. */
+static inline void flush_insn_slot(struct kprobe *p) { }
+
+/* kretprobe_blacklist[] has one entry and a terminator, see kretprobe.c. */
+extern const int kretprobe_blacklist_size;
+
+/*
+ * Per-probe state. A slot is MAX_INSN_SIZE bytes: the copy of the probed
+ * instruction, then the int3 that hands control back to the handler. The
+ * copy differs from the original only where running elsewhere demands it
+ * (RIP-relative displacement, indirect branch turned into a push of its
+ * target). ftrace-based probes have no slot.
+ */
+struct arch_specific_insn {
+	kprobe_opcode_t *slot;
+	u8 len;			/* length of the probed instruction */
+	u8 action;		/* enum kprobe_x86_action, see kprobes/common.h */
+	u8 cond;		/* jcc condition code or loop kind */
+	u8 width;		/* LOOP family: bytes of rCX it counts with */
+	s32 rel;		/* branch displacement or bytes RET releases */
+};
+
+/* State of an interrupted probe while a reentered one is handled. */
+struct prev_kprobe {
+	struct kprobe *kp;
+	unsigned long status;
+	unsigned long saved_if;
+};
+
+/* Per-cpu state of the probe being handled. */
+struct kprobe_ctlblk {
+	unsigned long kprobe_status;
+	/* X86_EFLAGS_IF of the probed context while its slot runs IRQs-off */
+	unsigned long saved_if;
+	struct prev_kprobe prev_kprobe;
+};
+
+void arch_remove_kprobe(struct kprobe *p);
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
+int kprobe_int3_handler(struct pt_regs *regs);
+void __kretprobe_trampoline(void);
+
+#else /* !CONFIG_KPROBES */
+
+struct pt_regs;
+
+/* Kept for source compatibility: kprobes take no debug traps. */
+static inline int kprobe_debug_handler(struct pt_regs *regs) { return 0; }
+
+#endif /* CONFIG_KPROBES */
+#endif /* _ASM_X86_KPROBES_H */

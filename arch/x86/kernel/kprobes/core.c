@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 kprobes: breakpoints and out-of-line execution.
+ *
+ * An armed probe has int3 in the first byte of its instruction. When it
+ * traps, the handlers run, then the instruction takes effect in one of two
+ * ways:
+ *
+ *  - it runs from the probe's slot, a copy followed by an int3, with IF
+ *    cleared so that nothing else can run on this CPU before that int3
+ *    brings us back; the probed context's IF is kept in the ctlblk and
+ *    put back then, and ip moves to just after the original instruction;
+ *
+ *  - or, when its effect depends on its address or on IF, it is emulated
+ *    on the trapped registers (emulate.c) and the slot is not used.
+ *
+ * x86 does not single-step with TF: the int3 ending a slot is the only
+ * "step done" event.
+ */
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/execmem.h>
+#include <linux/kprobes.h>
+#include <linux/perf_event.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/set_memory.h>
+#include <linux/string.h>
+
+#include <asm/extable.h>
+#include <asm/processor-flags.h>
+#include <asm/sections.h>
+#include <asm/text-patching.h>
+#include <asm/trapnr.h>
+
+#include "common.h"
+
+DEFINE_PER_CPU(struct kprobe *, current_kprobe);
+DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
+
+/* Nothing to set up beyond what the core does. */
+int __init arch_init_kprobes(void)
+{
+	return 0;
+}
+
+/*
+ * The entry code runs on stacks and with state the int3 handler cannot
+ * cope with; keep every symbol of it off limits.
+ */
+int __init arch_populate_kprobe_blacklist(void)
+{
+	unsigned long start = (unsigned long)__entry_text_start;
+	unsigned long end = (unsigned long)__entry_text_end;
+
+	return kprobe_add_area_blacklist(start, end);
+}
+
+/* Bytes of a probe's slot in use: the copy and the int3 after it. */
+static unsigned int kpx_slot_bytes(struct kprobe *p)
+{
+	return p->ainsn.len + INT3_INSN_SIZE;
+}
+
+/* Slot pages are read-only and executable; text_poke() writes them. */
+void *alloc_insn_page(void)
+{
+	void *page = execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+
+	if (page && set_memory_rox((unsigned long)page, 1)) {
+		execmem_free(page);
+		return NULL;
+	}
+	return page;
+}
+
+int arch_prepare_kprobe(struct kprobe *p)
+{
+	u8 image[MAX_INSN_SIZE];
+	struct insn insn;
+	int ret;
+
+	memset(&p->ainsn, 0, sizeof(p->ainsn));
+	ret = kprobe_x86_decode(p, &insn, image);
+	if (ret)
+		return ret;
+
+	p->ainsn.slot = get_insn_slot();
+	if (!p->ainsn.slot)
+		return -ENOMEM;
+
+	ret = kprobe_x86_relocate(p, &insn, image);
+	if (ret) {
+		free_insn_slot(p->ainsn.slot, 0);
+		p->ainsn.slot = NULL;
+		return ret;
+	}
+
+	image[p->ainsn.len] = INT3_INSN_OPCODE;
+	perf_event_text_poke(p->ainsn.slot, NULL, 0, image, kpx_slot_bytes(p));
+	text_poke(p->ainsn.slot, image, kpx_slot_bytes(p));
+	return 0;
+}
+
+/* Replace the first byte of the probed instruction, @from by @to. */
+static void kpx_poke_probe(struct kprobe *p, u8 from, u8 to)
+{
+	text_poke(p->addr, &to, sizeof(to));
+	text_poke_sync();
+	perf_event_text_poke(p->addr, &from, sizeof(from), &to, sizeof(to));
+}
+
+void arch_arm_kprobe(struct kprobe *p)
+{
+	kpx_poke_probe(p, p->opcode, INT3_INSN_OPCODE);
+}
+
+void arch_disarm_kprobe(struct kprobe *p)
+{
+	kpx_poke_probe(p, INT3_INSN_OPCODE, p->opcode);
+}
+
+/*
+ * Only the slot is freed: the probed text may be gone. The core calls this
+ * after an RCU grace period that follows the disarm, and a slot only runs
+ * with IRQs off, so no CPU can still be in it: it can be reused at once.
+ */
+void arch_remove_kprobe(struct kprobe *p)
+{
+	if (!p->ainsn.slot)
+		return;
+
+	perf_event_text_poke(p->ainsn.slot, p->ainsn.slot, kpx_slot_bytes(p),
+			     NULL, 0);
+	free_insn_slot(p->ainsn.slot, 0);
+	p->ainsn.slot = NULL;
+}
+
+static nokprobe_inline bool kpx_in_slot(struct kprobe_ctlblk *kcb)
+{
+	return kcb->kprobe_status == KPROBE_HIT_SS ||
+	       kcb->kprobe_status == KPROBE_REENTER;
+}
+
+/* Handle @p inside another probe's handling: remember the outer one. */
+static nokprobe_inline void kpx_nest(struct kprobe *p,
+				     struct kprobe_ctlblk *kcb)
+{
+	kcb->prev_kprobe.kp = kprobe_running();
+	kcb->prev_kprobe.status = kcb->kprobe_status;
+	kcb->prev_kprobe.saved_if = kcb->saved_if;
+	__this_cpu_write(current_kprobe, p);
+	kcb->kprobe_status = KPROBE_REENTER;
+}
+
+static nokprobe_inline void kpx_unnest(struct kprobe_ctlblk *kcb)
+{
+	__this_cpu_write(current_kprobe, kcb->prev_kprobe.kp);
+	kcb->kprobe_status = kcb->prev_kprobe.status;
+	kcb->saved_if = kcb->prev_kprobe.saved_if;
+}
+
+/* The probed instruction has taken effect: post_handler, then done. */
+static void kpx_insn_done(struct kprobe *p, struct pt_regs *regs,
+			  struct kprobe_ctlblk *kcb)
+{
+	if (kcb->kprobe_status == KPROBE_REENTER) {
+		kpx_unnest(kcb);
+		return;
+	}
+
+	kcb->kprobe_status = KPROBE_HIT_SSDONE;
+	if (p->post_handler && !kprobe_disabled(p))
+		p->post_handler(p, regs, 0);
+	reset_current_kprobe();
+}
+NOKPROBE_SYMBOL(kpx_insn_done);
+
+/* Emulate the probed instruction, or leave the int3 trap into its slot. */
+static void kpx_run_insn(struct kprobe *p, struct pt_regs *regs,
+			 struct kprobe_ctlblk *kcb)
+{
+	if (kprobe_x86_emulated(p)) {
+		kprobe_x86_emulate(p, regs);
+		kpx_insn_done(p, regs, kcb);
+		return;
+	}
+
+	kcb->saved_if = regs->flags & X86_EFLAGS_IF;
+	regs->flags &= ~X86_EFLAGS_IF;
+	regs->ip = (unsigned long)p->ainsn.slot;
+}
+NOKPROBE_SYMBOL(kpx_run_insn);
+
+/*
+ * Is @addr the int3 after the copy that the current probe is running? Then
+ * the copy is done: restore IF and move on past the original.
+ */
+static bool kpx_slot_returned(kprobe_opcode_t *addr, struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *cur = kprobe_running();
+
+	if (!cur || !kpx_in_slot(kcb) || !cur->ainsn.slot ||
+	    addr != cur->ainsn.slot + cur->ainsn.len)
+		return false;
+
+	regs->flags |= kcb->saved_if;
+	kprobe_x86_complete_step(cur, regs);
+	kpx_insn_done(cur, regs, kcb);
+	return true;
+}
+NOKPROBE_SYMBOL(kpx_slot_returned);
+
+/* @p was hit while another probe (or kprobe_busy_begin()) is active. */
+static int kpx_reenter(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+
+	switch (kcb->kprobe_status) {
+	case KPROBE_HIT_ACTIVE:
+	case KPROBE_HIT_SS:
+	case KPROBE_HIT_SSDONE:
+		/* a handler or a slot ran into @p: skip its handlers */
+		kprobes_inc_nmissed_count(p);
+		kpx_nest(p, kcb);
+		kpx_run_insn(p, regs, kcb);
+		return 1;
+	case KPROBE_REENTER:
+		/*
+		 * Hit again while handling a nested hit: the code between the
+		 * trap and the end of the copy must be unprobeable, and going
+		 * on would only recurse until the stack runs out.
+		 */
+		pr_err("probe hit while handling a nested probe\n");
+		dump_kprobe(p);
+		BUG();
+	default:
+		WARN_ONCE(1, "kprobes: unexpected status %lu\n",
+			  kcb->kprobe_status);
+		return 0;
+	}
+}
+NOKPROBE_SYMBOL(kpx_reenter);
+
+static void kpx_hit(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+
+	__this_cpu_write(current_kprobe, p);
+
+	/* disabled, but the int3 has not been removed yet */
+	if (kprobe_disabled(p)) {
+		kcb->kprobe_status = KPROBE_HIT_SS;
+		kpx_run_insn(p, regs, kcb);
+		return;
+	}
+
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	if (p->pre_handler && p->pre_handler(p, regs)) {
+		/* the handler moved regs->ip: the instruction is skipped */
+		reset_current_kprobe();
+		return;
+	}
+
+	kcb->kprobe_status = KPROBE_HIT_SS;
+	kpx_run_insn(p, regs, kcb);
+}
+NOKPROBE_SYMBOL(kpx_hit);
+
+/*
+ * No probe at @addr. If its int3 is already gone, another CPU disarmed the
+ * probe after we trapped: run what is there now. Otherwise the int3 is not
+ * ours.
+ */
+static int kpx_stray_int3(kprobe_opcode_t *addr, struct pt_regs *regs)
+{
+	if (READ_ONCE(*addr) == INT3_INSN_OPCODE)
+		return 0;
+
+	regs->ip = (unsigned long)addr;
+	return 1;
+}
+NOKPROBE_SYMBOL(kpx_stray_int3);
+
+/*
+ * Called by do_int3() with IRQs off, in NMI-like context. regs->ip is just
+ * past the int3. Returns 1 if the trap was ours.
+ */
+int kprobe_int3_handler(struct pt_regs *regs)
+{
+	kprobe_opcode_t *addr;
+	struct kprobe *p;
+
+	if (user_mode(regs))
+		return 0;
+
+	addr = (kprobe_opcode_t *)(regs->ip - INT3_INSN_SIZE);
+	if (kpx_slot_returned(addr, regs))
+		return 1;
+
+	p = get_kprobe(addr);
+	if (!p)
+		return kpx_stray_int3(addr, regs);
+
+	if (kprobe_running())
+		return kpx_reenter(p, regs);
+
+	kpx_hit(p, regs);
+	return 1;
+}
+NOKPROBE_SYMBOL(kprobe_int3_handler);
+
+/*
+ * A fault while a kprobe is running. If it was the copy in the slot that
+ * faulted, make it look as if the original instruction had: ip back at the
+ * probe address (where an exception-table entry would be), IF as it was,
+ * and the probe done with. The page-fault path then goes on as usual.
+ * The #GP and #VE paths have already looked for a fixup at the slot
+ * address, so try again at the real one.
+ *
+ * Faults raised by handlers or by emulation are left alone.
+ */
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *cur = kprobe_running();
+
+	if (!cur || !kpx_in_slot(kcb) || !cur->ainsn.slot ||
+	    regs->ip != (unsigned long)cur->ainsn.slot)
+		return 0;
+
+	regs->ip = (unsigned long)cur->addr;
+	regs->flags |= kcb->saved_if;
+	if (kcb->kprobe_status == KPROBE_REENTER)
+		kpx_unnest(kcb);
+	else
+		reset_current_kprobe();
+
+	if (trapnr != X86_TRAP_PF &&
+	    fixup_exception(regs, trapnr, current->thread.error_code, 0))
+		return 1;
+	return 0;
+}
+NOKPROBE_SYMBOL(kprobe_fault_handler);

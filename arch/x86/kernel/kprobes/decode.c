@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 kprobes: deciding whether an address can be probed, and how.
+ *
+ * Everything here runs at registration, with kprobe_mutex, cpus_read_lock()
+ * and text_mutex held: no text_poke_bp() can be in flight, and no probe
+ * can be armed or disarmed under our feet.
+ */
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/cfi.h>
+#include <linux/ftrace.h>
+#include <linux/kallsyms.h>
+#include <linux/kgdb.h>
+#include <linux/kprobes.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/unaligned.h>
+
+#include <asm/alternative.h>
+#include <asm/ibt.h>
+#include <asm/insn.h>
+#include <asm/nops.h>
+#include <asm/text-patching.h>
+
+#include "common.h"
+
+#define KPX_OPERAND_SIZE_PREFIX	0x66
+
+/* Copy up to MAX_INSN_SIZE bytes of text, stopping at an unreadable page. */
+static int kpx_read_text(unsigned long addr, u8 *buf)
+{
+	int got = 0;
+
+	while (got < MAX_INSN_SIZE) {
+		unsigned long pos = addr + got;
+		int chunk = min_t(unsigned long, MAX_INSN_SIZE - got,
+				  PAGE_SIZE - offset_in_page(pos));
+
+		if (copy_from_kernel_nofault(buf + got, (void *)pos, chunk))
+			break;
+		got += chunk;
+	}
+	return got;
+}
+
+/* The byte that an armed kprobe's int3 at @addr hides, else @byte itself. */
+static u8 kpx_byte_under_int3(unsigned long addr, u8 byte)
+{
+	struct kprobe *kp;
+
+	guard(rcu)();
+	kp = get_kprobe((void *)addr);
+	if (kp && !kprobe_gone(kp) && !kprobe_ftrace(kp))
+		return kp->opcode;
+	return byte;
+}
+
+/*
+ * Decode the instruction at @addr as it reads without kprobes: the int3 of
+ * an armed probe gives way to the byte it replaced, and an ftrace site
+ * reads as the 5-byte nop it is while untraced. @buf gets the bytes.
+ */
+static int kpx_fetch_insn(unsigned long addr, u8 *buf, struct insn *insn)
+{
+	int len = kpx_read_text(addr, buf);
+
+	if (ftrace_location(addr) == addr) {
+		if (len < MCOUNT_INSN_SIZE)
+			return -EFAULT;
+		memcpy(buf, x86_nops[MCOUNT_INSN_SIZE], MCOUNT_INSN_SIZE);
+	} else if (len && buf[0] == INT3_INSN_OPCODE) {
+		buf[0] = kpx_byte_under_int3(addr, buf[0]);
+	}
+
+	if (!len || insn_decode(insn, buf, len, INSN_MODE_KERN) < 0)
+		return -EILSEQ;
+	return 0;
+}
+
+static bool kpx_kgdb_breakpoint(unsigned long addr)
+{
+#ifdef CONFIG_KGDB
+	return kgdb_has_hit_break(addr);
+#else
+	return false;
+#endif
+}
+
+/*
+ * Walk the function containing @addr from its first byte. @addr must be
+ * where one of its instructions starts.
+ */
+static int kpx_check_boundary(unsigned long addr)
+{
+	u8 buf[MAX_INSN_SIZE];
+	unsigned long offset, pos;
+	struct insn insn;
+
+	if (!kallsyms_lookup_size_offset(addr, NULL, &offset))
+		return -EILSEQ;
+
+	for (pos = addr - offset; pos < addr; pos += insn.length) {
+		if (kpx_fetch_insn(pos, buf, &insn))
+			return -EILSEQ;
+		/* kgdb keeps what its int3 replaced to itself */
+		if (buf[0] == INT3_INSN_OPCODE && kpx_kgdb_breakpoint(pos)) {
+			pr_info("cannot probe %pS: kgdb breakpoint at %pS\n",
+				(void *)addr, (void *)pos);
+			return -EINVAL;
+		}
+	}
+
+	if (pos != addr) {
+		pr_debug("%pS is not at an instruction boundary\n",
+			 (void *)addr);
+		return -EILSEQ;
+	}
+	return 0;
+}
+
+static bool kpx_has_prefix(struct insn *insn, insn_byte_t wanted)
+{
+	insn_byte_t prefix;
+	int i;
+
+	for_each_insn_prefix(insn, i, prefix) {
+		if (prefix == wanted)
+			return true;
+	}
+	return false;
+}
+
+/* One-byte opcodes. Returns why @insn cannot be probed, or NULL. */
+static const char *kpx_classify_onebyte(struct arch_specific_insn *ai,
+					struct insn *insn)
+{
+	u8 opcode = insn->opcode.bytes[0];
+	u8 modrm = insn->modrm.bytes[0];
+
+	switch (opcode) {
+	case 0x70 ... 0x7f:		/* Jcc rel8 */
+		ai->action = KPX_JCC;
+		ai->cond = opcode & 0xf;
+		ai->rel = insn->immediate.value;
+		break;
+	case 0xe0 ... 0xe3:		/* LOOPNE, LOOPE, LOOP, JrCXZ */
+		ai->action = KPX_LOOP;
+		ai->cond = opcode & 3;
+		ai->width = insn->addr_bytes;
+		ai->rel = insn->immediate.value;
+		break;
+	case 0xe8:			/* CALL rel32 */
+		ai->action = KPX_CALL;
+		ai->rel = insn->immediate.value;
+		break;
+	case 0xe9:			/* JMP rel32 */
+	case 0xeb:			/* JMP rel8 */
+		ai->action = KPX_JMP;
+		ai->rel = insn->immediate.value;
+		break;
+	case 0xc2:			/* RET imm16 */
+		ai->action = KPX_RET;
+		ai->rel = (u16)insn->immediate.value;
+		break;
+	case 0xc3:
+		ai->action = KPX_RET;
+		break;
+	case 0xfa:
+		ai->action = KPX_CLI;
+		break;
+	case 0xfb:
+		ai->action = KPX_STI;
+		break;
+	case 0x9c:
+		ai->action = KPX_PUSHF;
+		break;
+	case 0x9d:
+		ai->action = KPX_POPF;
+		break;
+	case 0xff:			/* group 5 */
+		switch (X86_MODRM_REG(modrm)) {
+		case 2:
+			ai->action = KPX_STEP_CALL;
+			break;
+		case 4:
+			ai->action = KPX_STEP_JMP;
+			break;
+		case 3:
+		case 5:
+			return "far branch";
+		}
+		break;
+	case 0x9a:			/* far CALL, far JMP, far RET */
+	case 0xea:
+	case 0xca:
+	case 0xcb:
+		return "far branch";
+	case 0xcf:
+		return "IRET";
+	case 0xcc:
+		return "int3 not placed by kprobes";
+	case 0xcd:			/* INT n, INTO, INT1 */
+	case 0xce:
+	case 0xf1:
+		return "software interrupt";
+	case 0xf4:
+		/* the slot runs with IRQs off: nothing would end the halt */
+		return "HLT";
+	case 0x17:			/* POP SS */
+		return "loads SS";
+	case 0x8e:			/* MOV Sreg, r/m */
+		if (X86_MODRM_REG(modrm) == 2)
+			return "loads SS";
+		break;
+	case 0xc7:
+		if (modrm == 0xf8)
+			return "XBEGIN";
+		break;
+	}
+	return NULL;
+}
+
+/* Two- and three-byte opcodes (0x0f escape). */
+static const char *kpx_classify_escaped(struct arch_specific_insn *ai,
+					struct insn *insn)
+{
+	u8 opcode = insn->opcode.bytes[1];
+	u8 modrm = insn->modrm.bytes[0];
+
+	switch (opcode) {
+	case 0x80 ... 0x8f:		/* Jcc rel32 */
+		ai->action = KPX_JCC;
+		ai->cond = opcode & 0xf;
+		ai->rel = insn->immediate.value;
+		break;
+	case 0x0b:			/* UD2, UD1, UD0 */
+	case 0xb9:
+	case 0xff:
+		return "undefined opcode (UD)";
+	case 0x05:			/* SYSCALL, SYSRET, SYSENTER, SYSEXIT */
+	case 0x07:
+	case 0x34:
+	case 0x35:
+		return "system call or return";
+	case 0xaa:
+		return "RSM";
+	case 0x01:
+		if (X86_MODRM_MOD(modrm) != 3)
+			break;
+		/* VMX and SVM: VMCALL, VMLAUNCH, VMRUN, STGI, ... */
+		if (X86_MODRM_REG(modrm) == 0 || X86_MODRM_REG(modrm) == 3)
+			return "virtualization instruction";
+		if (modrm == 0xf8)
+			return "SWAPGS";
+		if (modrm == 0xc9 || modrm == 0xfb)
+			return "MWAIT";
+		break;
+	}
+	return NULL;
+}
+
+/* Set up p->ainsn for @insn. Returns why it cannot be probed, or NULL. */
+static const char *kpx_classify(struct kprobe *p, struct insn *insn)
+{
+	struct arch_specific_insn *ai = &p->ainsn;
+	const char *why;
+
+	ai->len = insn->length;
+	ai->action = KPX_STEP;
+
+	if (insn_has_emulate_prefix(insn))
+		return "forced-emulation prefix";
+	if (insn_is_rex2(insn))
+		return "REX2 prefix";
+	/* VEX and EVEX encode no branch and nothing that touches IF */
+	if (insn_is_avx(insn))
+		return NULL;
+
+	if (insn->opcode.bytes[0] == 0x0f)
+		why = kpx_classify_escaped(ai, insn);
+	else
+		why = kpx_classify_onebyte(ai, insn);
+	if (why)
+		return why;
+
+	/* 16-bit branches, calls and flag images are not worth emulating */
+	if (ai->action != KPX_STEP &&
+	    kpx_has_prefix(insn, KPX_OPERAND_SIZE_PREFIX))
+		return "operand-size prefix";
+	return NULL;
+}
+
+/* An int3 over an ENDBR would make an indirect branch to it fault. */
+static bool kpx_is_endbr(struct insn *insn, const u8 *buf)
+{
+	return insn->length == 4 && is_endbr(get_unaligned((const u32 *)buf));
+}
+
+/*
+ * The kCFI check before an indirect call is "movl $-hash, %r10d; addl
+ * -4(%reg), %r10d; je 1f; ud2". The trap handler decodes the first two to
+ * report the types, so an int3 must not hide them: refuse @addr if one of
+ * the next three instructions is a registered CFI trap.
+ */
+static bool kpx_in_cfi_check(unsigned long addr, unsigned int len)
+{
+	u8 buf[MAX_INSN_SIZE];
+	struct insn insn;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_CFI_CLANG))
+		return false;
+
+	addr += len;
+	for (i = 0; i < 3; i++, addr += insn.length) {
+		if (is_cfi_trap(addr))
+			return true;
+		if (kpx_fetch_insn(addr, buf, &insn))
+			return false;
+	}
+	return false;
+}
+
+/*
+ * Check that p->addr can be probed and decide how to handle a hit. On
+ * success p->opcode and p->ainsn (but for the slot) are set, @insn is the
+ * decoded instruction and @image the bytes to copy to the slot, still to
+ * be relocated for its address.
+ */
+int kprobe_x86_decode(struct kprobe *p, struct insn *insn, u8 *image)
+{
+	unsigned long addr = (unsigned long)p->addr;
+	const char *why;
+	int ret;
+
+	ret = kpx_check_boundary(addr);
+	if (ret)
+		return ret;
+	if (kpx_fetch_insn(addr, image, insn))
+		return -EILSEQ;
+
+	why = kpx_classify(p, insn);
+	if (!why && alternatives_text_reserved(p->addr,
+					       p->addr + insn->length - 1))
+		why = "alternatives site";
+	if (!why && kpx_is_endbr(insn, image))
+		why = "ENDBR";
+	if (!why && kpx_in_cfi_check(addr, insn->length))
+		why = "part of a CFI check";
+	if (why) {
+		pr_info("cannot probe %pS: %s\n", p->addr, why);
+		return -EINVAL;
+	}
+
+	/* the slot needs room for the int3 after the copy */
+	if (insn->length + INT3_INSN_SIZE > MAX_INSN_SIZE) {
+		pr_info("cannot probe %pS: instruction too long\n", p->addr);
+		return -ENOSPC;
+	}
+
+	p->opcode = image[0];
+
+	/*
+	 * An indirect CALL or JMP (FF /2, FF /4) becomes PUSH r/m (FF /6)
+	 * with the same operand: the slot fetches the target, the handler
+	 * branches to it.
+	 */
+	if (p->ainsn.action == KPX_STEP_CALL || p->ainsn.action == KPX_STEP_JMP) {
+		int at = insn_offset_modrm(insn);
+
+		image[at] = (image[at] & ~0x38) | (6 << 3);
+	}
+	return 0;
+}
+
+/*
+ * Make a RIP-relative operand of the copy in p->ainsn.slot address what
+ * the original does. Fails if the slot is out of its reach.
+ */
+int kprobe_x86_relocate(struct kprobe *p, struct insn *insn, u8 *image)
+{
+	long target, disp;
+
+	if (!IS_ENABLED(CONFIG_X86_64) || !insn_rip_relative(insn))
+		return 0;
+
+	target = (long)p->addr + insn->length + insn->displacement.value;
+	disp = target - ((long)p->ainsn.slot + insn->length);
+	if (disp != (s32)disp) {
+		pr_info("cannot probe %pS: RIP-relative operand out of the slot's reach\n",
+			p->addr);
+		return -EINVAL;
+	}
+	put_unaligned((s32)disp, (s32 *)(image + insn_offset_displacement(insn)));
+	return 0;
+}
+
+/*
+ * Where a probe asked for at @addr + @offset goes. With IBT a function
+ * starts with ENDBR, which must not be replaced; offsets 0 and 4 then both
+ * mean the entry and land after it.
+ */
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+					 unsigned long offset,
+					 bool *on_func_entry)
+{
+	unsigned long entry = 0;
+	u32 head;
+
+	if (copy_from_kernel_nofault(&head, (void *)addr, sizeof(head)))
+		return NULL;
+	if (is_endbr(head))
+		entry = ENDBR_INSN_SIZE;
+
+	*on_func_entry = !offset || offset == entry;
+	if (*on_func_entry)
+		offset = entry;
+	return (kprobe_opcode_t *)(addr + offset);
+}
