@@ -1,0 +1,572 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Kernel dynamic probes: the interface for probe users (modules, the
+ * tracers, BPF) and for the architecture backends.
+ *
+ * A struct kprobe names one instruction.  When the CPU reaches it, the
+ * pre_handler runs, then the instruction, then the post_handler.  A
+ * struct kretprobe adds a handler that runs when the probed function
+ * returns.  See Documentation/trace/kprobes.rst.
+ */
+#ifndef _LINUX_KPROBES_H
+#define _LINUX_KPROBES_H
+
+#include <linux/compiler.h>
+#include <linux/linkage.h>
+#include <linux/list.h>
+#include <linux/notifier.h>
+#include <linux/smp.h>
+#include <linux/bug.h>
+#include <linux/percpu.h>
+#include <linux/spinlock.h>
+#include <linux/rcupdate.h>
+#include <linux/mutex.h>
+#include <linux/ftrace.h>
+#include <linux/objpool.h>
+#include <linux/rethook.h>
+#include <asm/kprobes.h>
+
+#ifdef CONFIG_KPROBES
+/* Values of kprobe_ctlblk.kprobe_status; some backends test them as bits. */
+#define KPROBE_HIT_ACTIVE	0x00000001
+#define KPROBE_HIT_SS		0x00000002
+#define KPROBE_REENTER		0x00000004
+#define KPROBE_HIT_SSDONE	0x00000008
+#else
+#include <asm-generic/kprobes.h>
+typedef int kprobe_opcode_t;
+struct arch_specific_insn {
+	int dummy;
+};
+#endif
+
+struct kprobe;
+struct pt_regs;
+struct kretprobe;
+struct kretprobe_instance;
+struct task_struct;
+
+typedef int (*kprobe_pre_handler_t)(struct kprobe *, struct pt_regs *);
+typedef void (*kprobe_post_handler_t)(struct kprobe *, struct pt_regs *,
+				      unsigned long flags);
+typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
+				   struct pt_regs *);
+
+/**
+ * struct kprobe - one probe on one kernel instruction
+ * @hlist: link in the core's probe table while registered
+ * @list: link in the handler list when several probes share an address
+ * @nmissed: hits whose handlers could not run (recursion, busy CPU)
+ * @addr: the probed address; set by the core from @symbol_name + @offset
+ * @symbol_name: symbol to probe, as an alternative to @addr
+ * @offset: byte offset from @symbol_name (or from @addr)
+ * @pre_handler: runs before the instruction; non-zero return means it
+ *	changed the instruction pointer and the instruction is skipped
+ * @post_handler: runs after the instruction (flags is always 0)
+ * @opcode: the original opcode replaced by the breakpoint
+ * @ainsn: architecture state (out-of-line copy and how to run it)
+ * @flags: KPROBE_FLAG_*; owned by the core once registered
+ */
+struct kprobe {
+	struct hlist_node hlist;
+	struct list_head list;
+	unsigned long nmissed;
+	kprobe_opcode_t *addr;
+	const char *symbol_name;
+	unsigned int offset;
+	kprobe_pre_handler_t pre_handler;
+	kprobe_post_handler_t post_handler;
+	kprobe_opcode_t opcode;
+	struct arch_specific_insn ainsn;
+	u32 flags;
+};
+
+#define KPROBE_FLAG_GONE		1  /* its text was freed */
+#define KPROBE_FLAG_DISABLED		2  /* registered but not firing */
+#define KPROBE_FLAG_OPTIMIZED		4  /* a jump replaces the breakpoint */
+#define KPROBE_FLAG_FTRACE		8  /* fires through an ftrace call site */
+#define KPROBE_FLAG_ON_FUNC_ENTRY	16 /* sits on the function's entry */
+
+static inline bool kprobe_gone(struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_GONE;
+}
+
+static inline bool kprobe_disabled(struct kprobe *p)
+{
+	return p->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE);
+}
+
+static inline bool kprobe_optimized(struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_OPTIMIZED;
+}
+
+static inline bool kprobe_ftrace(struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_FTRACE;
+}
+
+struct kretprobe_pool;
+
+/**
+ * struct kretprobe - a probe on a function's return
+ * @kp: the entry probe; set @kp.symbol_name or @kp.addr
+ * @handler: runs when the function returns
+ * @entry_handler: runs at entry; non-zero return skips @handler for
+ *	that call
+ * @maxactive: calls that can be tracked at once; 0 or less picks a default,
+ *	which is written back on registration
+ * @nmissed: calls not tracked because every instance was in use
+ * @data_size: bytes of private data in each instance
+ * @pool: the instances; owned by the core
+ */
+struct kretprobe {
+	struct kprobe kp;
+	kretprobe_handler_t handler;
+	kretprobe_handler_t entry_handler;
+	int maxactive;
+	int nmissed;
+	size_t data_size;
+	struct kretprobe_pool *pool;
+};
+
+#define KRETPROBE_MAX_DATA_SIZE	4096
+
+/**
+ * struct kretprobe_instance - one call of a kretprobed function in flight
+ * @rcu: for freeing after the owning kretprobe is gone
+ * @llist: link in the task's list of pending returns
+ * @owner: the pool the instance came from
+ * @ret_addr: the caller's return address
+ * @fp: where that return address was stored on the stack
+ * @data: the kretprobe's private per-call data
+ */
+struct kretprobe_instance {
+	struct rcu_head rcu;
+	struct llist_node llist;
+	struct kretprobe_pool *owner;
+	kprobe_opcode_t *ret_addr;
+	void *fp;
+	char data[];
+};
+
+/**
+ * struct kretprobe_pool - instances of one kretprobe
+ * @rp: the kretprobe, or NULL once it is unregistered
+ * @objpool: free instances, lock-free on the hit path
+ */
+struct kretprobe_pool {
+	struct kretprobe __rcu *rp;
+	struct objpool_head objpool;
+};
+
+struct kretprobe_blackpoint {
+	const char *name;
+	void *addr;
+};
+
+/**
+ * struct kprobe_blacklist_entry - a range no probe may be placed in
+ * @list: link in the blacklist
+ * @start_addr: first byte of the range
+ * @end_addr: first byte after the range
+ * @rcu: deferred freeing
+ */
+struct kprobe_blacklist_entry {
+	struct list_head list;
+	unsigned long start_addr;
+	unsigned long end_addr;
+	struct rcu_head rcu;
+};
+
+#ifdef CONFIG_KPROBES
+DECLARE_PER_CPU(struct kprobe *, current_kprobe);
+DECLARE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
+
+/* The probe whose handlers run on this CPU, if any. */
+static inline struct kprobe *kprobe_running(void)
+{
+	return __this_cpu_read(current_kprobe);
+}
+
+static inline void reset_current_kprobe(void)
+{
+	__this_cpu_write(current_kprobe, NULL);
+}
+
+static inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
+{
+	return this_cpu_ptr(&kprobe_ctlblk);
+}
+
+void kprobe_busy_begin(void);
+void kprobe_busy_end(void);
+
+#ifdef CONFIG_KRETPROBES
+int arch_trampoline_kprobe(struct kprobe *p);
+void arch_prepare_kretprobe(struct kretprobe_instance *ri,
+			    struct pt_regs *regs);
+void arch_kretprobe_fixup_return(struct pt_regs *regs,
+				 kprobe_opcode_t *correct_ret_addr);
+void __kretprobe_trampoline(void);
+
+/* Function descriptors (on some arches) hide the code address. */
+static nokprobe_inline void *kretprobe_trampoline_addr(void)
+{
+	return dereference_kernel_function_descriptor(__kretprobe_trampoline);
+}
+
+unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
+					     void *frame_pointer);
+
+/*
+ * Called by the architecture's return trampoline.  The CPU is marked
+ * busy so that a probe hit inside the return handlers is only counted;
+ * a handler this return interrupted (from an IRQ) gets its state back.
+ * Returns the address the trampoline must return to.
+ */
+static nokprobe_inline
+unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
+					   void *frame_pointer)
+{
+	struct kprobe_ctlblk *kcb;
+	struct kprobe *outer;
+	unsigned long real_ret, outer_status;
+
+	preempt_disable();
+	kcb = get_kprobe_ctlblk();
+	outer = kprobe_running();
+	outer_status = kcb->kprobe_status;
+	kprobe_busy_begin();
+	real_ret = __kretprobe_trampoline_handler(regs, frame_pointer);
+	kprobe_busy_end();
+	if (outer) {
+		__this_cpu_write(current_kprobe, outer);
+		kcb->kprobe_status = outer_status;
+	}
+	preempt_enable();
+	return real_ret;
+}
+
+static nokprobe_inline struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
+{
+	return rcu_dereference_check(ri->owner->rp, rcu_read_lock_any_held());
+}
+
+static nokprobe_inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
+{
+	return (unsigned long)ri->ret_addr;
+}
+#else
+static inline void arch_prepare_kretprobe(struct kretprobe *rp,
+					  struct pt_regs *regs)
+{
+}
+
+static inline int arch_trampoline_kprobe(struct kprobe *p)
+{
+	return 0;
+}
+#endif /* CONFIG_KRETPROBES */
+
+/* Bounds of the _kprobe_blacklist section, one address per entry. */
+extern unsigned long __start_kprobe_blacklist[];
+extern unsigned long __stop_kprobe_blacklist[];
+
+extern struct kretprobe_blackpoint kretprobe_blacklist[];
+
+int arch_prepare_kprobe(struct kprobe *p);
+void arch_arm_kprobe(struct kprobe *p);
+void arch_disarm_kprobe(struct kprobe *p);
+int arch_init_kprobes(void);
+void kprobes_inc_nmissed_count(struct kprobe *p);
+bool arch_within_kprobe_blacklist(unsigned long addr);
+int arch_populate_kprobe_blacklist(void);
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset);
+
+bool within_kprobe_blacklist(unsigned long addr);
+int kprobe_add_ksym_blacklist(unsigned long entry);
+int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
+
+/**
+ * struct kprobe_insn_cache - executable pages cut into instruction slots
+ * @mutex: serializes allocation and freeing of slots and pages
+ * @alloc: returns one new executable page
+ * @free: releases a page from @alloc
+ * @sym: the name the pages get in kallsyms
+ * @pages: the pages, walked under RCU by address lookups
+ * @insn_size: slot size in kprobe_opcode_t units
+ * @nr_garbage: slots freed while a CPU may still run in them
+ */
+struct kprobe_insn_cache {
+	struct mutex mutex;
+	void *(*alloc)(void);
+	void (*free)(void *page);
+	const char *sym;
+	struct list_head pages;
+	size_t insn_size;
+	int nr_garbage;
+};
+
+#ifdef __ARCH_WANT_KPROBES_INSN_SLOT
+kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c);
+void __free_insn_slot(struct kprobe_insn_cache *c, kprobe_opcode_t *slot,
+		      int dirty);
+/* Safe from any context: it neither sleeps nor takes a lock. */
+bool __is_insn_slot_addr(struct kprobe_insn_cache *c, unsigned long addr);
+
+#define DEFINE_INSN_CACHE_OPS(__name)					\
+extern struct kprobe_insn_cache kprobe_##__name##_slots;		\
+static inline kprobe_opcode_t *get_##__name##_slot(void)		\
+{									\
+	return __get_insn_slot(&kprobe_##__name##_slots);		\
+}									\
+static inline void free_##__name##_slot(kprobe_opcode_t *slot, int dirty) \
+{									\
+	__free_insn_slot(&kprobe_##__name##_slots, slot, dirty);	\
+}									\
+static inline bool is_kprobe_##__name##_slot(unsigned long addr)	\
+{									\
+	return __is_insn_slot_addr(&kprobe_##__name##_slots, addr);	\
+}
+
+#define KPROBE_INSN_PAGE_SYM		"kprobe_insn_page"
+#define KPROBE_OPTINSN_PAGE_SYM		"kprobe_optinsn_page"
+int kprobe_cache_get_kallsym(struct kprobe_insn_cache *c, unsigned int *symnum,
+			     unsigned long *value, char *type, char *sym);
+#else
+#define DEFINE_INSN_CACHE_OPS(__name)					\
+static inline bool is_kprobe_##__name##_slot(unsigned long addr)	\
+{									\
+	return false;							\
+}
+#endif
+
+DEFINE_INSN_CACHE_OPS(insn);
+
+#ifdef CONFIG_OPTPROBES
+/**
+ * struct optimized_kprobe - a probe whose breakpoint a jump can replace
+ * @kp: the probe, as seen by the table and the handlers
+ * @list: link in the optimizer's work list
+ * @optinsn: architecture state of the jump and its detour buffer
+ */
+struct optimized_kprobe {
+	struct kprobe kp;
+	struct list_head list;
+	struct arch_optimized_insn optinsn;
+};
+
+int arch_prepared_optinsn(struct arch_optimized_insn *optinsn);
+int arch_check_optimized_kprobe(struct optimized_kprobe *op);
+int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
+				  struct kprobe *orig);
+void arch_remove_optimized_kprobe(struct optimized_kprobe *op);
+void arch_optimize_kprobes(struct list_head *oplist);
+void arch_unoptimize_kprobes(struct list_head *oplist,
+			     struct list_head *done_list);
+void arch_unoptimize_kprobe(struct optimized_kprobe *op);
+int arch_within_optimized_kprobe(struct optimized_kprobe *op,
+				 kprobe_opcode_t *addr);
+void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
+
+DEFINE_INSN_CACHE_OPS(optinsn);
+
+void wait_for_kprobe_optimizer(void);
+bool optprobe_queued_unopt(struct optimized_kprobe *op);
+bool kprobe_disarmed(struct kprobe *p);
+#else
+static inline void wait_for_kprobe_optimizer(void) { }
+#endif /* CONFIG_OPTPROBES */
+
+#ifdef CONFIG_KPROBES_ON_FTRACE
+void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
+int arch_prepare_kprobe_ftrace(struct kprobe *p);
+/* Set once ftrace has been killed; ftrace-based probes then stay quiet. */
+extern bool kprobe_ftrace_disabled __read_mostly;
+void kprobe_ftrace_kill(void);
+#else
+static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)
+{
+	return -EINVAL;
+}
+
+static inline void kprobe_ftrace_kill(void) { }
+#endif /* CONFIG_KPROBES_ON_FTRACE */
+
+struct kprobe *get_kprobe(void *addr);
+
+kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset);
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+					 unsigned long offset,
+					 bool *on_func_entry);
+
+int register_kprobe(struct kprobe *p);
+void unregister_kprobe(struct kprobe *p);
+int register_kprobes(struct kprobe **kps, int num);
+void unregister_kprobes(struct kprobe **kps, int num);
+
+int register_kretprobe(struct kretprobe *rp);
+void unregister_kretprobe(struct kretprobe *rp);
+int register_kretprobes(struct kretprobe **rps, int num);
+void unregister_kretprobes(struct kretprobe **rps, int num);
+
+#ifdef CONFIG_KRETPROBES
+void kprobe_flush_task(struct task_struct *tk);
+#else
+static inline void kprobe_flush_task(struct task_struct *tk) { }
+#endif
+
+void kprobe_free_init_mem(void);
+
+int disable_kprobe(struct kprobe *kp);
+int enable_kprobe(struct kprobe *kp);
+
+void dump_kprobe(struct kprobe *kp);
+
+void *alloc_insn_page(void);
+void *alloc_optinsn_page(void);
+void free_optinsn_page(void *page);
+
+int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
+		       char *sym);
+int arch_kprobe_get_kallsym(unsigned int *symnum, unsigned long *value,
+			    char *type, char *sym);
+
+int kprobe_exceptions_notify(struct notifier_block *self,
+			     unsigned long val, void *data);
+
+#else /* !CONFIG_KPROBES */
+
+static inline int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	return 0;
+}
+
+static inline struct kprobe *get_kprobe(void *addr)
+{
+	return NULL;
+}
+
+static inline struct kprobe *kprobe_running(void)
+{
+	return NULL;
+}
+
+#define kprobe_busy_begin()	do {} while (0)
+#define kprobe_busy_end()	do {} while (0)
+
+static inline int register_kprobe(struct kprobe *p)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int register_kprobes(struct kprobe **kps, int num)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void unregister_kprobe(struct kprobe *p) { }
+static inline void unregister_kprobes(struct kprobe **kps, int num) { }
+
+static inline int register_kretprobe(struct kretprobe *rp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int register_kretprobes(struct kretprobe **rps, int num)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void unregister_kretprobe(struct kretprobe *rp) { }
+static inline void unregister_kretprobes(struct kretprobe **rps, int num) { }
+static inline void kprobe_flush_task(struct task_struct *tk) { }
+static inline void kprobe_free_init_mem(void) { }
+static inline void kprobe_ftrace_kill(void) { }
+
+static inline int disable_kprobe(struct kprobe *kp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int enable_kprobe(struct kprobe *kp)
+{
+	return -EOPNOTSUPP;
+}
+
+/* Without kprobes nobody checks addresses, so refuse everything. */
+static inline bool within_kprobe_blacklist(unsigned long addr)
+{
+	return true;
+}
+
+static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
+				     char *type, char *sym)
+{
+	return -ERANGE;
+}
+
+static inline bool is_kprobe_insn_slot(unsigned long addr)
+{
+	return false;
+}
+#endif /* CONFIG_KPROBES */
+
+static inline int disable_kretprobe(struct kretprobe *rp)
+{
+	return disable_kprobe(&rp->kp);
+}
+
+static inline int enable_kretprobe(struct kretprobe *rp)
+{
+	return enable_kprobe(&rp->kp);
+}
+
+#ifndef CONFIG_OPTPROBES
+static inline bool is_kprobe_optinsn_slot(unsigned long addr)
+{
+	return false;
+}
+#endif
+
+#ifdef CONFIG_KRETPROBES
+static nokprobe_inline bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return (void *)addr == kretprobe_trampoline_addr();
+}
+
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur);
+#else
+static nokprobe_inline bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return false;
+}
+
+static nokprobe_inline
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur)
+{
+	return 0;
+}
+#endif
+
+/*
+ * For the arch page-fault paths: true when a kprobe owns the fault.
+ * Only a non-preemptible context can have a kprobe running.
+ */
+static nokprobe_inline bool kprobe_page_fault(struct pt_regs *regs,
+					      unsigned int trap)
+{
+	if (!IS_ENABLED(CONFIG_KPROBES) || user_mode(regs) || preemptible())
+		return false;
+	if (!kprobe_running())
+		return false;
+	return kprobe_fault_handler(regs, trap);
+}
+
+#endif /* _LINUX_KPROBES_H */

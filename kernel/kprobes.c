@@ -1,0 +1,1005 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Kernel probes: registration and the probe table.
+ *
+ * Every probed address has one entry in kprobe_table.  The entry is the
+ * user's struct kprobe while it is alone; when a second probe arrives at
+ * the same address the core puts an aggregate in the table instead, and
+ * the users' probes hang on the aggregate's @list in registration order.
+ * The table entry owns the architecture state (the breakpoint and the
+ * out-of-line copy); handlers only ever see it through get_kprobe().
+ *
+ * Locks, outermost first:
+ *
+ *   kprobe_mutex      table membership, aggregation, every probe's
+ *                     flags, the gone list and the blacklist.  Held by
+ *                     every registration, enable/disable and the
+ *                     module and debugfs paths.
+ *   cpus_read_lock    taken before text_mutex so that text pokes do not
+ *                     race with CPU hotplug (guard kprobe_text).
+ *   jump_label_lock   only to ask whether an address is a jump label.
+ *   text_mutex        every change of kernel text, the breakpoint and
+ *                     the instruction slots.
+ *   insn cache mutex  inside a kprobe_insn_cache; innermost.
+ *
+ * The registration API itself is blacklisted (NOKPROBE_SYMBOL after each
+ * exported function): a handler running inside it would run with
+ * kprobe_mutex held and could not touch probes.
+ *
+ * The table is read without locks: the breakpoint handlers run with
+ * interrupts off and walk a bucket under RCU.  Removal therefore unhooks
+ * an entry, waits for a grace period, and only then frees its state.
+ *
+ * A probe whose text goes away (module unload, freed init text) leaves the
+ * table at once and waits on kprobe_gone_list, marked GONE, until its
+ * owner unregisters it.  So the table never holds stale addresses and a
+ * module loaded at the same place starts from a clean slate.
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/bug.h>
+#include <linux/extable.h>
+#include <linux/ftrace.h>
+#include <linux/hash.h>
+#include <linux/jump_label.h>
+#include <linux/kdebug.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/notifier.h>
+#include <linux/slab.h>
+#include <linux/static_call.h>
+#include <linux/string.h>
+#include <asm/sections.h>
+
+#include "kprobes_internal.h"
+
+/* The outermost lock of kprobes; see the lock order above. */
+DEFINE_MUTEX(kprobe_mutex);
+
+static struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
+static HLIST_HEAD(kprobe_gone_list);
+
+bool kprobes_all_disarmed;
+bool kprobes_initialized;
+
+/*
+ * What current_kprobe points at while a CPU is in kprobe_busy_begin(): any
+ * probe hit then is only counted.  Its address is never probed.
+ */
+static struct kprobe kprobe_busy_marker = {
+	.addr = (kprobe_opcode_t *)kprobe_busy_begin,
+	.flags = KPROBE_FLAG_DISABLED,
+};
+
+static struct hlist_head *kprobe_bucket(const void *addr)
+{
+	return &kprobe_table[hash_ptr(addr, KPROBE_HASH_BITS)];
+}
+
+/**
+ * get_kprobe() - find the table entry at an address
+ * @addr: the probed address
+ *
+ * Called from breakpoint context with preemption off, or with
+ * kprobe_mutex held.  The result may be an aggregate.
+ *
+ * Return: the entry, or NULL when nothing is registered at @addr.
+ */
+struct kprobe *get_kprobe(void *addr)
+{
+	struct kprobe *p;
+
+	hlist_for_each_entry_rcu(p, kprobe_bucket(addr), hlist,
+				 lockdep_is_held(&kprobe_mutex)) {
+		if (p->addr == addr)
+			return p;
+	}
+	return NULL;
+}
+NOKPROBE_SYMBOL(get_kprobe);
+
+/*
+ * The handlers of an aggregate's probes, in registration order.  A
+ * pre_handler that moved the instruction pointer ends the walk: the rest
+ * would see registers that no longer describe the probed instruction.
+ */
+static int aggr_pre_handler(struct kprobe *agg, struct pt_regs *regs)
+{
+	struct kprobe *kp;
+	int moved = 0;
+
+	list_for_each_entry_rcu(kp, &agg->list, list) {
+		if (kp->pre_handler && !kprobe_disabled(kp))
+			moved = kp->pre_handler(kp, regs);
+		if (moved)
+			break;
+	}
+	return moved;
+}
+NOKPROBE_SYMBOL(aggr_pre_handler);
+
+static void aggr_post_handler(struct kprobe *agg, struct pt_regs *regs,
+			      unsigned long flags)
+{
+	struct kprobe *kp;
+
+	list_for_each_entry_rcu(kp, &agg->list, list)
+		if (kp->post_handler && !kprobe_disabled(kp))
+			kp->post_handler(kp, regs, flags);
+}
+NOKPROBE_SYMBOL(aggr_post_handler);
+
+bool kprobe_is_aggr(struct kprobe *p)
+{
+	return p->pre_handler == aggr_pre_handler;
+}
+NOKPROBE_SYMBOL(kprobe_is_aggr);
+
+/**
+ * kprobes_inc_nmissed_count() - count a hit whose handlers did not run
+ * @p: the table entry that was hit
+ *
+ * A miss at an aggregate is a miss for each probe in it.
+ */
+void kprobes_inc_nmissed_count(struct kprobe *p)
+{
+	struct kprobe *kp;
+
+	if (kprobe_is_aggr(p))
+		list_for_each_entry_rcu(kp, &p->list, list)
+			kp->nmissed++;
+	else
+		p->nmissed++;
+}
+NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
+
+/**
+ * kprobe_busy_begin() - mark this CPU as running a probe handler
+ *
+ * Until kprobe_busy_end(), probes hit on this CPU are only counted in
+ * their nmissed.  Used around code that probes must not re-enter.
+ */
+void kprobe_busy_begin(void)
+{
+	preempt_disable();
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	__this_cpu_write(current_kprobe, &kprobe_busy_marker);
+}
+NOKPROBE_SYMBOL(kprobe_busy_begin);
+
+/**
+ * kprobe_busy_end() - end the section begun by kprobe_busy_begin()
+ */
+void kprobe_busy_end(void)
+{
+	__this_cpu_write(current_kprobe, NULL);
+	preempt_enable();
+}
+NOKPROBE_SYMBOL(kprobe_busy_end);
+
+/**
+ * dump_kprobe() - print what a probe was asked to probe
+ * @kp: the probe
+ *
+ * For the architecture's fatal-recursion report.
+ */
+void dump_kprobe(struct kprobe *kp)
+{
+	pr_err("probe %s+%#x at %pS\n",
+	       kp->symbol_name ?: "(addr)", kp->offset, kp->addr);
+}
+NOKPROBE_SYMBOL(dump_kprobe);
+
+/**
+ * kprobe_lookup_name() - resolve a symbol for a probe
+ * @name: symbol, possibly "module:symbol"
+ * @offset: the probe's offset (architectures may need it)
+ *
+ * Return: the symbol's address, or NULL.
+ */
+kprobe_opcode_t * __weak kprobe_lookup_name(const char *name,
+					    unsigned int offset)
+{
+	return (kprobe_opcode_t *)kallsyms_lookup_name(name);
+}
+
+/**
+ * arch_adjust_kprobe_addr() - turn symbol start + offset into a probe point
+ * @addr: start of the function
+ * @offset: offset into it
+ * @on_func_entry: set when the result counts as the function's entry
+ *
+ * Return: the address to probe, or NULL if it cannot be computed.
+ */
+kprobe_opcode_t * __weak arch_adjust_kprobe_addr(unsigned long addr,
+						 unsigned long offset,
+						 bool *on_func_entry)
+{
+	*on_func_entry = !offset;
+	return (kprobe_opcode_t *)(addr + offset);
+}
+
+/*
+ * Turn what the user gave (an address, or a symbol, plus an offset) into
+ * the probe address.  Both forms are normalized to "start of the
+ * containing symbol + offset" so that the architecture can tell whether
+ * the result is the function's entry.
+ */
+kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
+				unsigned long offset, bool *on_func_entry)
+{
+	unsigned long start, size, off;
+	kprobe_opcode_t *probe_addr;
+
+	if ((sym && addr) || (!sym && !addr))
+		return ERR_PTR(-EINVAL);
+
+	if (sym) {
+		/*
+		 * The offset is taken literally, even past the symbol's end:
+		 * tools compute "sym+N" for addresses in the next function.
+		 */
+		start = (unsigned long)kprobe_lookup_name(sym, offset);
+		if (!start)
+			return ERR_PTR(-ENOENT);
+	} else {
+		start = (unsigned long)addr + offset;
+		if (!kallsyms_lookup_size_offset(start, &size, &off))
+			return ERR_PTR(-EINVAL);
+		start -= off;
+		offset = off;
+	}
+
+	probe_addr = arch_adjust_kprobe_addr(start, offset, on_func_entry);
+	return probe_addr ?: ERR_PTR(-EINVAL);
+}
+
+/**
+ * kprobe_on_func_entry() - is this probe point a function's entry?
+ * @addr: address, or NULL when @sym is given
+ * @sym: symbol name, or NULL
+ * @offset: offset from @addr or @sym
+ *
+ * Return: 0 at the entry, -EINVAL elsewhere, -ENOENT when @sym is unknown.
+ */
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset)
+{
+	bool on_entry;
+	kprobe_opcode_t *probe_addr;
+
+	probe_addr = kprobe_resolve(addr, sym, offset, &on_entry);
+	if (IS_ERR(probe_addr))
+		return PTR_ERR(probe_addr);
+	return on_entry ? 0 : -EINVAL;
+}
+
+/* The table entry @p belongs to, wherever it is: table or gone list. */
+static struct kprobe *kprobe_owner_in(struct hlist_head *head,
+				      struct kprobe *p)
+{
+	struct kprobe *entry, *kp;
+
+	hlist_for_each_entry(entry, head, hlist) {
+		if (entry == p)
+			return entry;
+		if (!kprobe_is_aggr(entry) || entry->addr != p->addr)
+			continue;
+		list_for_each_entry(kp, &entry->list, list) {
+			if (kp == p)
+				return entry;
+		}
+	}
+	return NULL;
+}
+
+static struct kprobe *kprobe_owner(struct kprobe *p)
+{
+	struct kprobe *entry;
+
+	lockdep_assert_held(&kprobe_mutex);
+	entry = kprobe_owner_in(kprobe_bucket(p->addr), p);
+	return entry ?: kprobe_owner_in(&kprobe_gone_list, p);
+}
+
+bool kprobe_is_registered(struct kprobe *p)
+{
+	return kprobe_owner(p);
+}
+
+static bool kprobe_should_be_armed(struct kprobe *entry)
+{
+	return !kprobes_all_disarmed && !kprobe_disabled(entry);
+}
+
+static int kprobe_arm(struct kprobe *entry)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (kprobe_ftrace(entry))
+		return kprobe_ftrace_arm(entry);
+
+	guard(kprobe_text)();
+	arch_arm_kprobe(entry);
+	return 0;
+}
+
+static int kprobe_disarm(struct kprobe *entry)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (kprobe_ftrace(entry))
+		return kprobe_ftrace_disarm(entry);
+
+	guard(kprobe_text)();
+	arch_disarm_kprobe(entry);
+	return 0;
+}
+
+static int kprobe_arch_prepare(struct kprobe *p)
+{
+	if (kprobe_ftrace(p))
+		return arch_prepare_kprobe_ftrace(p);
+
+	guard(kprobe_text)();
+	return arch_prepare_kprobe(p);
+}
+
+/*
+ * An ftrace call site can only be probed through ftrace.  ftrace_location()
+ * maps a function's first byte to its call site, which may lie further in
+ * (arm64 pads the entry); only an exact match is the site itself.
+ */
+static int kprobe_check_ftrace_site(struct kprobe *p)
+{
+	if (ftrace_location((unsigned long)p->addr) != (unsigned long)p->addr)
+		return 0;
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return -EINVAL;
+	p->flags |= KPROBE_FLAG_FTRACE;
+	return 0;
+}
+
+/* Compiler-made entry sequences for CFI and patchable padding. */
+static bool kprobe_in_preamble_symbol(unsigned long addr)
+{
+	char name[KSYM_NAME_LEN];
+
+	if (lookup_symbol_name(addr, name))
+		return false;
+	return str_has_prefix(name, "__cfi_") || str_has_prefix(name, "__pfx_");
+}
+
+static bool kprobe_site_reserved(kprobe_opcode_t *addr)
+{
+	bool reserved;
+
+	jump_label_lock();
+	reserved = jump_label_text_reserved(addr, addr) ||
+		   static_call_text_reserved(addr, addr) ||
+		   find_bug((unsigned long)addr);
+	jump_label_unlock();
+	return reserved;
+}
+
+/*
+ * Is @p->addr somewhere a probe may go?  On success, *@modp holds a
+ * reference on the module that contains it (or NULL for the kernel), so
+ * the text cannot go away while the probe is set up.
+ */
+static int kprobe_check_location(struct kprobe *p, struct module **modp)
+{
+	unsigned long addr = (unsigned long)p->addr;
+	struct module *mod;
+	int ret;
+
+	*modp = NULL;
+	ret = kprobe_check_ftrace_site(p);
+	if (ret) {
+		pr_info("%pS: an ftrace site, and no kprobes on ftrace\n",
+			p->addr);
+		return ret;
+	}
+	if (!core_kernel_text(addr) && !is_module_text_address(addr)) {
+		pr_info("%pS is not kernel text\n", p->addr);
+		return -EINVAL;
+	}
+	if (within_kprobe_blacklist(addr) || kprobe_in_preamble_symbol(addr)) {
+		pr_info("%pS is blacklisted\n", p->addr);
+		return -EINVAL;
+	}
+	if (kprobe_site_reserved(p->addr)) {
+		pr_info("%pS is patched by someone else\n", p->addr);
+		return -EINVAL;
+	}
+
+	scoped_guard(preempt) {
+		mod = __module_text_address(addr);
+		if (mod && !try_module_get(mod))
+			return -ENOENT;
+	}
+	/* Init text of a module that finished loading is freed or going. */
+	if (mod && within_module_init(addr, mod) &&
+	    mod->state != MODULE_STATE_COMING) {
+		module_put(mod);
+		return -ENOENT;
+	}
+	*modp = mod;
+	return 0;
+}
+
+/* Replace a lone probe in the table by an aggregate holding it. */
+static struct kprobe *kprobe_make_aggr(struct kprobe *orig)
+{
+	struct kprobe *agg = kzalloc(sizeof(*agg), GFP_KERNEL);
+
+	if (!agg)
+		return NULL;
+	agg->addr = orig->addr;
+	agg->flags = orig->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_FTRACE |
+				    KPROBE_FLAG_ON_FUNC_ENTRY |
+				    KPROBE_FLAG_FTRACE_ARMED |
+				    KPROBE_FLAG_FTRACE_IPMODIFY);
+	orig->flags &= ~(KPROBE_FLAG_FTRACE_ARMED | KPROBE_FLAG_FTRACE_IPMODIFY);
+	agg->opcode = orig->opcode;
+	agg->ainsn = orig->ainsn;
+	flush_insn_slot(agg);
+	agg->pre_handler = aggr_pre_handler;
+	if (orig->post_handler)
+		agg->post_handler = aggr_post_handler;
+	INIT_LIST_HEAD(&agg->list);
+	list_add_rcu(&orig->list, &agg->list);
+	hlist_replace_rcu(&orig->hlist, &agg->hlist);
+	return agg;
+}
+
+static int kprobe_join(struct kprobe *entry, struct kprobe *p)
+{
+	int ret = 0;
+
+	if (!kprobe_is_aggr(entry)) {
+		entry = kprobe_make_aggr(entry);
+		if (!entry)
+			return -ENOMEM;
+	}
+
+	/*
+	 * A post_handler on an ftrace site needs the IPMODIFY ops, so an
+	 * armed entry moves to it: disarm with the old ops, arm with the new.
+	 */
+	if (p->post_handler && !entry->post_handler) {
+		bool rearm = kprobe_ftrace(entry) && kprobe_should_be_armed(entry);
+
+		if (rearm) {
+			ret = kprobe_disarm(entry);
+			if (ret)
+				return ret;
+		}
+		entry->post_handler = aggr_post_handler;
+		if (rearm) {
+			ret = kprobe_arm(entry);
+			if (ret) {
+				entry->post_handler = NULL;
+				WARN_ON(kprobe_arm(entry));
+				return ret;
+			}
+		}
+	}
+
+	list_add_tail_rcu(&p->list, &entry->list);
+	if (!kprobe_disabled(p) && kprobe_disabled(entry)) {
+		entry->flags &= ~KPROBE_FLAG_DISABLED;
+		if (kprobe_should_be_armed(entry)) {
+			ret = kprobe_arm(entry);
+			if (ret) {
+				entry->flags |= KPROBE_FLAG_DISABLED;
+				list_del_rcu(&p->list);
+				/* trace_kprobe takes a non-empty list as registered. */
+				synchronize_rcu();
+				INIT_LIST_HEAD(&p->list);
+			}
+		}
+	}
+	return ret;
+}
+
+static int kprobe_insert(struct kprobe *p)
+{
+	struct kprobe *entry = get_kprobe(p->addr);
+	int ret;
+
+	if (entry)
+		return kprobe_join(entry, p);
+
+	ret = kprobe_arch_prepare(p);
+	if (ret)
+		return ret;
+	hlist_add_head_rcu(&p->hlist, kprobe_bucket(p->addr));
+	if (!kprobe_should_be_armed(p))
+		return 0;
+
+	ret = kprobe_arm(p);
+	if (ret) {
+		hlist_del_rcu(&p->hlist);
+		synchronize_rcu();
+		arch_remove_kprobe(p);
+		INIT_HLIST_NODE(&p->hlist);
+	}
+	return ret;
+}
+
+/* Register one probe; kprobe_mutex is held by the caller. */
+int __register_kprobe(struct kprobe *p)
+{
+	kprobe_opcode_t *addr;
+	struct module *mod;
+	bool on_entry;
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (kprobe_owner(p)) {
+		pr_info("%pS: this kprobe is already registered\n", p->addr);
+		return -EINVAL;
+	}
+
+	addr = kprobe_resolve(p->addr, p->symbol_name, p->offset, &on_entry);
+	if (IS_ERR(addr))
+		return PTR_ERR(addr);
+	p->addr = addr;
+	p->flags &= KPROBE_FLAG_DISABLED;
+	if (on_entry)
+		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+	p->nmissed = 0;
+	INIT_LIST_HEAD(&p->list);
+
+	ret = kprobe_check_location(p, &mod);
+	if (ret)
+		return ret;
+	ret = kprobe_insert(p);
+	module_put(mod);
+	return ret;
+}
+
+/**
+ * register_kprobe() - set a probe
+ * @p: the probe; either @p->addr or @p->symbol_name (plus @p->offset)
+ *
+ * Return: 0, or -EINVAL (bad or unprobeable address, already
+ * registered), -ENOENT (unknown symbol, module going), -EILSEQ (not an
+ * instruction boundary), -ENOMEM, -EAGAIN (kprobes not initialized yet),
+ * or an error from the architecture or from ftrace.
+ */
+int register_kprobe(struct kprobe *p)
+{
+	if (!kprobes_initialized)
+		return -EAGAIN;
+	guard(mutex)(&kprobe_mutex);
+	return __register_kprobe(p);
+}
+EXPORT_SYMBOL_GPL(register_kprobe);
+NOKPROBE_SYMBOL(register_kprobe);
+
+static bool kprobe_aggr_all_disabled(struct kprobe *agg)
+{
+	struct kprobe *kp;
+
+	list_for_each_entry(kp, &agg->list, list) {
+		if (!kprobe_disabled(kp))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Unhook @p.  Returns the table entry that left the table and must be
+ * torn down once no CPU can be in its handlers (NULL when others still
+ * share the address), or an ERR_PTR when @p is not registered.
+ */
+struct kprobe *__unregister_kprobe_top(struct kprobe *p)
+{
+	struct kprobe *entry;
+
+	lockdep_assert_held(&kprobe_mutex);
+	entry = kprobe_owner(p);
+	if (!entry)
+		return ERR_PTR(-EINVAL);
+
+	if (entry != p) {
+		list_del_rcu(&p->list);
+		if (!list_empty(&entry->list)) {
+			if (!kprobe_disabled(entry) &&
+			    kprobe_aggr_all_disabled(entry)) {
+				if (kprobe_should_be_armed(entry))
+					WARN_ON(kprobe_disarm(entry));
+				entry->flags |= KPROBE_FLAG_DISABLED;
+			}
+			return NULL;
+		}
+	}
+
+	if (!kprobe_gone(entry) && kprobe_should_be_armed(entry))
+		WARN_ON(kprobe_disarm(entry));
+	hlist_del_rcu(&entry->hlist);
+	return entry;
+}
+
+/* Free what __unregister_kprobe_top() unhooked, after a grace period. */
+void __unregister_kprobe_bottom(struct kprobe *retired)
+{
+	if (IS_ERR_OR_NULL(retired))
+		return;
+	if (!kprobe_gone(retired))
+		arch_remove_kprobe(retired);
+	if (kprobe_is_aggr(retired))
+		kfree(retired);
+	else
+		INIT_HLIST_NODE(&retired->hlist);
+}
+
+/**
+ * unregister_kprobe() - remove a probe
+ * @p: a probe given to register_kprobe()
+ *
+ * Returns once no CPU can be running @p's handlers.  A probe that is not
+ * registered only gets its addr cleared, with a warning in the log.
+ */
+void unregister_kprobe(struct kprobe *p)
+{
+	unregister_kprobes(&p, 1);
+}
+EXPORT_SYMBOL_GPL(unregister_kprobe);
+NOKPROBE_SYMBOL(unregister_kprobe);
+
+/**
+ * register_kprobes() - set several probes, all or none
+ * @kps: the probes
+ * @num: how many
+ *
+ * Return: 0, -EINVAL when @num is not positive, -EAGAIN before kprobes
+ * are initialized, or the first error of register_kprobe(); probes
+ * registered before it are removed.
+ */
+int register_kprobes(struct kprobe **kps, int num)
+{
+	int i, ret = 0;
+
+	if (num <= 0)
+		return -EINVAL;
+	if (!kprobes_initialized)
+		return -EAGAIN;
+
+	scoped_guard(mutex, &kprobe_mutex) {
+		for (i = 0; i < num && !ret; i++)
+			ret = __register_kprobe(kps[i]);
+	}
+	/* kps[i - 1] failed; everything before it goes again. */
+	if (ret && i > 1)
+		unregister_kprobes(kps, i - 1);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(register_kprobes);
+NOKPROBE_SYMBOL(register_kprobes);
+
+/**
+ * unregister_kprobes() - remove several probes
+ * @kps: the probes
+ * @num: how many
+ *
+ * Entries that were not registered get their addr cleared.  Waits for
+ * one grace period for the whole batch.
+ */
+void unregister_kprobes(struct kprobe **kps, int num)
+{
+	struct kprobe **retired;
+	int i;
+
+	if (num <= 0)
+		return;
+	retired = kcalloc(num, sizeof(*retired), GFP_KERNEL | __GFP_NOFAIL);
+
+	scoped_guard(mutex, &kprobe_mutex) {
+		for (i = 0; i < num; i++) {
+			retired[i] = __unregister_kprobe_top(kps[i]);
+			if (IS_ERR(retired[i])) {
+				pr_warn("unregistering %pS: not registered\n",
+					kps[i]->addr);
+				kps[i]->addr = NULL;
+			}
+		}
+	}
+
+	synchronize_rcu();
+	scoped_guard(mutex, &kprobe_mutex) {
+		for (i = 0; i < num; i++)
+			__unregister_kprobe_bottom(retired[i]);
+	}
+	kfree(retired);
+}
+EXPORT_SYMBOL_GPL(unregister_kprobes);
+NOKPROBE_SYMBOL(unregister_kprobes);
+
+/**
+ * enable_kprobe() - let a disabled probe fire again
+ * @kp: a registered probe
+ *
+ * Return: 0, -EINVAL if @kp is not registered or its text is gone, or an
+ * error from arming it.
+ */
+int enable_kprobe(struct kprobe *kp)
+{
+	struct kprobe *entry;
+	int ret;
+
+	guard(mutex)(&kprobe_mutex);
+	entry = kprobe_owner(kp);
+	if (!entry || kprobe_gone(kp))
+		return -EINVAL;
+	if (!(kp->flags & KPROBE_FLAG_DISABLED))
+		return 0;
+
+	kp->flags &= ~KPROBE_FLAG_DISABLED;
+	if (entry != kp) {
+		if (!(entry->flags & KPROBE_FLAG_DISABLED))
+			return 0;
+		entry->flags &= ~KPROBE_FLAG_DISABLED;
+	}
+	if (!kprobe_should_be_armed(entry))
+		return 0;
+
+	ret = kprobe_arm(entry);
+	if (ret) {
+		entry->flags |= KPROBE_FLAG_DISABLED;
+		kp->flags |= KPROBE_FLAG_DISABLED;
+	}
+	return ret;
+}
+EXPORT_SYMBOL_GPL(enable_kprobe);
+NOKPROBE_SYMBOL(enable_kprobe);
+
+/**
+ * disable_kprobe() - stop a probe firing without removing it
+ * @kp: a registered probe
+ *
+ * Return: 0, -EINVAL if @kp is not registered, or an error from
+ * disarming it.
+ */
+int disable_kprobe(struct kprobe *kp)
+{
+	struct kprobe *entry;
+	bool armed;
+	int ret;
+
+	guard(mutex)(&kprobe_mutex);
+	entry = kprobe_owner(kp);
+	if (!entry)
+		return -EINVAL;
+	if (kp->flags & KPROBE_FLAG_DISABLED)
+		return 0;
+
+	armed = kprobe_should_be_armed(entry);
+	kp->flags |= KPROBE_FLAG_DISABLED;
+	if (entry != kp && !kprobe_aggr_all_disabled(entry))
+		return 0;
+
+	if (armed) {
+		ret = kprobe_disarm(entry);
+		if (ret) {
+			kp->flags &= ~KPROBE_FLAG_DISABLED;
+			return ret;
+		}
+	}
+	entry->flags |= KPROBE_FLAG_DISABLED;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(disable_kprobe);
+NOKPROBE_SYMBOL(disable_kprobe);
+
+/* For debugfs: buckets of the table, then the gone list. */
+struct hlist_head *kprobe_list_bucket(unsigned int idx)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (idx < KPROBE_TABLE_SIZE)
+		return &kprobe_table[idx];
+	return idx == KPROBE_TABLE_SIZE ? &kprobe_gone_list : NULL;
+}
+
+static int kprobe_set_all_armed(bool arm)
+{
+	struct kprobe *entry;
+	int i, ret, failed = 0;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (kprobes_all_disarmed == !arm)
+		return 0;
+
+	/* Flip first so that kprobe_should_be_armed() agrees with us. */
+	kprobes_all_disarmed = !arm;
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(entry, &kprobe_table[i], hlist) {
+			/* A return trampoline's own probe must stay. */
+			if (kprobe_disabled(entry) || arch_trampoline_kprobe(entry))
+				continue;
+			ret = arm ? kprobe_arm(entry) : kprobe_disarm(entry);
+			if (ret)
+				failed++;
+		}
+	}
+	if (failed) {
+		pr_warn("%d probes could not be %s\n", failed,
+			arm ? "armed" : "disarmed");
+		return -EIO;
+	}
+	pr_info("all probes %s\n", arm ? "armed" : "disarmed");
+	return 0;
+}
+
+int kprobe_arm_all(void)
+{
+	return kprobe_set_all_armed(true);
+}
+
+int kprobe_disarm_all(void)
+{
+	return kprobe_set_all_armed(false);
+}
+
+/*
+ * The text under these probes is about to be freed.  Take them out of the
+ * table, wait until no CPU can be in their handlers or slots, release
+ * their architecture state, and keep them on the gone list for their
+ * owners to unregister.
+ */
+static void kprobe_retire_text(bool (*doomed)(unsigned long addr, void *arg),
+			       void *arg)
+{
+	struct kprobe **retired, *entry, *kp;
+	unsigned int n = 0, i, j;
+
+	lockdep_assert_held(&kprobe_mutex);
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(entry, &kprobe_table[i], hlist)
+			n += doomed((unsigned long)entry->addr, arg);
+	}
+	if (!n)
+		return;
+
+	/*
+	 * The hlist nodes stay untouched until the grace period is over: a
+	 * lookup may be standing on one and must still find its way along
+	 * the bucket.
+	 */
+	retired = kcalloc(n, sizeof(*retired), GFP_KERNEL | __GFP_NOFAIL);
+	for (i = 0, j = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(entry, &kprobe_table[i], hlist) {
+			if (!doomed((unsigned long)entry->addr, arg))
+				continue;
+			if (kprobe_ftrace(entry) &&
+			    kprobe_should_be_armed(entry))
+				kprobe_ftrace_disarm(entry);
+			hlist_del_rcu(&entry->hlist);
+			retired[j++] = entry;
+		}
+	}
+	synchronize_rcu();
+
+	for (j = 0; j < n; j++) {
+		entry = retired[j];
+		arch_remove_kprobe(entry);
+		entry->flags |= KPROBE_FLAG_GONE;
+		if (kprobe_is_aggr(entry)) {
+			list_for_each_entry(kp, &entry->list, list)
+				kp->flags |= KPROBE_FLAG_GONE;
+		}
+		hlist_add_head(&entry->hlist, &kprobe_gone_list);
+	}
+	kfree(retired);
+}
+
+static bool kprobe_in_range(unsigned long addr, void *arg)
+{
+	unsigned long *range = arg;
+
+	return addr >= range[0] && addr < range[1];
+}
+
+static bool kprobe_in_module(unsigned long addr, void *arg)
+{
+	return within_module(addr, arg);
+}
+
+static bool kprobe_in_module_init(unsigned long addr, void *arg)
+{
+	return within_module_init(addr, arg);
+}
+
+/**
+ * kprobe_free_init_mem() - drop the probes on the kernel's init text
+ *
+ * Called just before that text is freed.
+ */
+void kprobe_free_init_mem(void)
+{
+	unsigned long range[2] = {
+		(unsigned long)__init_begin, (unsigned long)__init_end
+	};
+
+	guard(mutex)(&kprobe_mutex);
+	kprobe_retire_text(kprobe_in_range, range);
+}
+
+static int kprobe_module_event(struct notifier_block *nb, unsigned long val,
+			       void *data)
+{
+	struct module *mod = data;
+
+	if (val != MODULE_STATE_COMING && val != MODULE_STATE_LIVE &&
+	    val != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+
+	guard(mutex)(&kprobe_mutex);
+	switch (val) {
+	case MODULE_STATE_COMING:
+		kprobe_blacklist_add_module(mod);
+		break;
+	case MODULE_STATE_LIVE:
+		/* The module's init text is freed next. */
+		kprobe_retire_text(kprobe_in_module_init, mod);
+		break;
+	case MODULE_STATE_GOING:
+		kprobe_retire_text(kprobe_in_module, mod);
+		kprobe_blacklist_remove_module(mod);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kprobe_module_nb = {
+	.notifier_call = kprobe_module_event,
+	.priority = 0,
+};
+
+/**
+ * kprobe_exceptions_notify() - die notifier for architectures that need it
+ * @self: the notifier block
+ * @val: the die event
+ * @data: struct die_args
+ *
+ * Return: NOTIFY_DONE; an architecture overrides this to claim traps.
+ */
+int __weak kprobe_exceptions_notify(struct notifier_block *self,
+				    unsigned long val, void *data)
+{
+	return NOTIFY_DONE;
+}
+NOKPROBE_SYMBOL(kprobe_exceptions_notify);
+
+/* INT_MAX: ahead of uprobes (INT_MAX - 1), which gets what we leave. */
+static struct notifier_block kprobe_exceptions_nb = {
+	.priority = INT_MAX,
+	.notifier_call = kprobe_exceptions_notify,
+};
+
+static int __init init_kprobes(void)
+{
+	int ret;
+
+	ret = kprobe_blacklist_init();
+	if (ret)
+		pr_err("blacklist incomplete (%d): take care where you probe\n",
+		       ret);
+	kretprobe_blacklist_init();
+
+	/* Some architectures register their own probes in arch_init_kprobes(). */
+	kprobes_initialized = true;
+	ret = arch_init_kprobes();
+	if (!ret)
+		ret = register_die_notifier(&kprobe_exceptions_nb);
+	if (!ret)
+		ret = register_module_notifier(&kprobe_module_nb);
+	if (ret) {
+		kprobes_initialized = false;
+		pr_err("not available: %d\n", ret);
+	}
+	return ret;
+}
+early_initcall(init_kprobes);

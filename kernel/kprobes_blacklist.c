@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Where probes may not go: functions marked NOKPROBE_SYMBOL() in the
+ * kernel and in modules, the .kprobes.text and noinstr sections, and what
+ * the architecture adds (entry code and the like).
+ *
+ * The list keeps one entry per symbol, for debugfs.  Lookups use a
+ * separate sorted array of merged ranges, published under RCU, so that a
+ * check costs a binary search whatever the number of entries.  The array
+ * is rebuilt whenever the list changes (boot, module load and unload),
+ * always under kprobe_mutex.
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <asm/sections.h>
+
+#include "kprobes_internal.h"
+
+struct kprobe_bl_range {
+	unsigned long start;
+	unsigned long end;
+};
+
+struct kprobe_bl_index {
+	struct rcu_head rcu;
+	unsigned int nr;
+	struct kprobe_bl_range range[] __counted_by(nr);
+};
+
+static LIST_HEAD(kprobe_blacklist);
+static struct kprobe_bl_index __rcu *kprobe_bl_index;
+
+struct list_head *kprobe_blacklist_entries(void)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	return &kprobe_blacklist;
+}
+
+static bool kprobe_bl_search(unsigned long addr)
+{
+	const struct kprobe_bl_index *idx;
+	unsigned int lo = 0, hi, mid;
+
+	guard(rcu)();
+	idx = rcu_dereference(kprobe_bl_index);
+	if (!idx)
+		return false;
+
+	/* Find the last range starting at or below addr. */
+	hi = idx->nr;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (idx->range[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < idx->range[lo - 1].end;
+}
+
+static int kprobe_bl_cmp(const void *a, const void *b)
+{
+	const struct kprobe_bl_range *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return 0;
+}
+
+static void kprobe_bl_reindex(void)
+{
+	struct kprobe_blacklist_entry *ent;
+	struct kprobe_bl_index *idx, *old;
+	unsigned int n = 0, i, out;
+
+	list_for_each_entry(ent, &kprobe_blacklist, list)
+		n++;
+	idx = kvmalloc(struct_size(idx, range, n), GFP_KERNEL);
+	if (!idx) {
+		/* The old index still covers the kernel; say what is missing. */
+		pr_err("no memory to index the blacklist\n");
+		return;
+	}
+	idx->nr = n;
+	i = 0;
+	list_for_each_entry(ent, &kprobe_blacklist, list) {
+		idx->range[i].start = ent->start_addr;
+		idx->range[i].end = ent->end_addr;
+		i++;
+	}
+	sort(idx->range, n, sizeof(idx->range[0]), kprobe_bl_cmp, NULL);
+
+	/* Merge overlapping and touching ranges so the search is exact. */
+	for (i = 0, out = 0; i < n; i++) {
+		if (out && idx->range[i].start <= idx->range[out - 1].end) {
+			idx->range[out - 1].end = max(idx->range[out - 1].end,
+						      idx->range[i].end);
+			continue;
+		}
+		idx->range[out++] = idx->range[i];
+	}
+	idx->nr = out;
+
+	old = rcu_replace_pointer(kprobe_bl_index, idx,
+				  lockdep_is_held(&kprobe_mutex));
+	if (old)
+		kvfree_rcu(old, rcu);
+}
+
+/**
+ * arch_within_kprobe_blacklist() - architecture-specific forbidden text
+ * @addr: the address to check
+ *
+ * Return: true when @addr lies in the kprobes' own text section.
+ */
+bool __weak arch_within_kprobe_blacklist(unsigned long addr)
+{
+	return addr >= (unsigned long)__kprobes_text_start &&
+	       addr < (unsigned long)__kprobes_text_end;
+}
+
+/**
+ * within_kprobe_blacklist() - may no probe be placed at @addr?
+ * @addr: the address to check
+ *
+ * Compiler-made parts of a function ("foo.cold", "foo.part.0", ...)
+ * share the verdict of the function itself.
+ *
+ * Return: true when @addr is blacklisted.
+ */
+bool within_kprobe_blacklist(unsigned long addr)
+{
+	char name[KSYM_NAME_LEN];
+	unsigned long base;
+	char *dot;
+
+	if (arch_within_kprobe_blacklist(addr) || kprobe_bl_search(addr))
+		return true;
+
+	if (lookup_symbol_name(addr, name))
+		return false;
+	dot = strchr(name, '.');
+	if (!dot)
+		return false;
+	*dot = '\0';
+	base = kallsyms_lookup_name(name);
+	return base && (arch_within_kprobe_blacklist(base) ||
+			kprobe_bl_search(base));
+}
+
+/**
+ * kprobe_add_ksym_blacklist() - blacklist the symbol containing an address
+ * @entry: an address inside a function
+ *
+ * Return: the number of bytes from @entry to the end of that symbol, or
+ * -EINVAL if @entry is not in a known text symbol, or -ENOMEM.
+ */
+int kprobe_add_ksym_blacklist(unsigned long entry)
+{
+	struct kprobe_blacklist_entry *ent;
+	unsigned long size, off;
+
+	if (!kernel_text_address(entry) ||
+	    !kallsyms_lookup_size_offset(entry, &size, &off))
+		return -EINVAL;
+
+	ent = kmalloc(sizeof(*ent), GFP_KERNEL);
+	if (!ent)
+		return -ENOMEM;
+	ent->start_addr = entry - off;
+	ent->end_addr = ent->start_addr + size;
+	list_add_tail(&ent->list, &kprobe_blacklist);
+	return ent->end_addr - entry;
+}
+
+/**
+ * kprobe_add_area_blacklist() - blacklist every symbol in a range
+ * @start: first address
+ * @end: first address past the range
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int kprobe_add_area_blacklist(unsigned long start, unsigned long end)
+{
+	unsigned long addr;
+	int ret;
+
+	for (addr = start; addr < end; addr += ret) {
+		ret = kprobe_add_ksym_blacklist(addr);
+		if (ret == -EINVAL || ret == 0)
+			break;
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * arch_populate_kprobe_blacklist() - add the architecture's forbidden text
+ *
+ * Return: 0, or an error from kprobe_add_area_blacklist().
+ */
+int __weak __init arch_populate_kprobe_blacklist(void)
+{
+	return 0;
+}
+
+static int kprobe_blacklist_add_marked(unsigned long *start,
+				       unsigned long *stop)
+{
+	unsigned long *iter, addr;
+	int ret;
+
+	for (iter = start; iter < stop; iter++) {
+		addr = (unsigned long)dereference_symbol_descriptor((void *)*iter);
+		ret = kprobe_add_ksym_blacklist(addr);
+		if (ret == -EINVAL)
+			continue;
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int __init kprobe_blacklist_init(void)
+{
+	int ret;
+
+	guard(mutex)(&kprobe_mutex);
+	ret = kprobe_blacklist_add_marked(__start_kprobe_blacklist,
+					  __stop_kprobe_blacklist);
+	if (!ret)
+		ret = kprobe_add_area_blacklist((unsigned long)__kprobes_text_start,
+						(unsigned long)__kprobes_text_end);
+	if (!ret)
+		ret = kprobe_add_area_blacklist((unsigned long)__noinstr_text_start,
+						(unsigned long)__noinstr_text_end);
+	if (!ret)
+		ret = arch_populate_kprobe_blacklist();
+	kprobe_bl_reindex();
+	return ret;
+}
+
+void kprobe_blacklist_add_module(struct module *mod)
+{
+	unsigned long start;
+
+	lockdep_assert_held(&kprobe_mutex);
+	kprobe_blacklist_add_marked(mod->kprobe_blacklist,
+				    mod->kprobe_blacklist + mod->num_kprobe_blacklist);
+	start = (unsigned long)mod->kprobes_text_start;
+	if (start)
+		kprobe_add_area_blacklist(start, start + mod->kprobes_text_size);
+	start = (unsigned long)mod->noinstr_text_start;
+	if (start)
+		kprobe_add_area_blacklist(start, start + mod->noinstr_text_size);
+	kprobe_bl_reindex();
+}
+
+void kprobe_blacklist_remove_module(struct module *mod)
+{
+	struct kprobe_blacklist_entry *ent, *tmp;
+	bool changed = false;
+
+	lockdep_assert_held(&kprobe_mutex);
+	list_for_each_entry_safe(ent, tmp, &kprobe_blacklist, list) {
+		if (!within_module(ent->start_addr, mod))
+			continue;
+		list_del(&ent->list);
+		kfree(ent);
+		changed = true;
+	}
+	if (changed)
+		kprobe_bl_reindex();
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Shared between kernel/kprobes.c and its companions (kretprobes,
+ * ftrace-based probes, blacklist, instruction slots, debugfs).
+ * The lock order is written down at the top of kernel/kprobes.c.
+ */
+#ifndef _KERNEL_KPROBES_INTERNAL_H
+#define _KERNEL_KPROBES_INTERNAL_H
+
+#include <linux/bits.h>
+#include <linux/cleanup.h>
+#include <linux/cpu.h>
+#include <linux/kprobes.h>
+#include <linux/memory.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+
+extern struct mutex kprobe_mutex;
+
+/*
+ * Core-private bits of kprobe.flags, above the public KPROBE_FLAG_*: an
+ * ftrace-based entry is in an ftrace_ops filter, and in which ops.
+ */
+#define KPROBE_FLAG_FTRACE_ARMED	BIT(30)
+#define KPROBE_FLAG_FTRACE_IPMODIFY	BIT(31)
+
+/* Patching kernel text: CPU hotplug held off, then text_mutex. */
+static inline void kprobe_text_lock(void)
+{
+	cpus_read_lock();
+	mutex_lock(&text_mutex);
+}
+
+static inline void kprobe_text_unlock(void)
+{
+	mutex_unlock(&text_mutex);
+	cpus_read_unlock();
+}
+
+DEFINE_LOCK_GUARD_0(kprobe_text, kprobe_text_lock(), kprobe_text_unlock())
+
+#define KPROBE_HASH_BITS	12
+#define KPROBE_TABLE_SIZE	BIT(KPROBE_HASH_BITS)
+
+/* Set by the "enabled" debugfs knob: every probe is disarmed. */
+extern bool kprobes_all_disarmed;
+extern bool kprobes_initialized;
+
+/* kprobes.c */
+bool kprobe_is_aggr(struct kprobe *p);
+struct hlist_head *kprobe_list_bucket(unsigned int idx);
+int kprobe_arm_all(void);
+int kprobe_disarm_all(void);
+kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
+				unsigned long offset, bool *on_func_entry);
+bool kprobe_is_registered(struct kprobe *p);
+int __register_kprobe(struct kprobe *p);
+struct kprobe *__unregister_kprobe_top(struct kprobe *p);
+void __unregister_kprobe_bottom(struct kprobe *retired);
+
+/* kprobes_kretprobe.c */
+#ifdef CONFIG_KRETPROBES
+bool kprobe_is_kretprobe(struct kprobe *p);
+void __init kretprobe_blacklist_init(void);
+#else
+static inline bool kprobe_is_kretprobe(struct kprobe *p)
+{
+	return false;
+}
+
+static inline void kretprobe_blacklist_init(void) { }
+#endif
+
+/* kprobes_ftrace.c */
+#ifdef CONFIG_KPROBES_ON_FTRACE
+int kprobe_ftrace_arm(struct kprobe *p);
+int kprobe_ftrace_disarm(struct kprobe *p);
+#else
+static inline int kprobe_ftrace_arm(struct kprobe *p)
+{
+	return -ENODEV;
+}
+
+static inline int kprobe_ftrace_disarm(struct kprobe *p)
+{
+	return -ENODEV;
+}
+#endif
+
+/* kprobes_blacklist.c */
+int __init kprobe_blacklist_init(void);
+void kprobe_blacklist_add_module(struct module *mod);
+void kprobe_blacklist_remove_module(struct module *mod);
+struct list_head *kprobe_blacklist_entries(void);
+
+#endif /* _KERNEL_KPROBES_INTERNAL_H */

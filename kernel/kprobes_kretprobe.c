@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Return probes.
+ *
+ * A kretprobe is a kprobe on the function's entry whose pre_handler takes
+ * an instance from the kretprobe's pool, records the caller's return
+ * address in it and makes the function return into the architecture's
+ * trampoline instead.  The instance is pushed on the task's
+ * kretprobe_instances list; the trampoline pops the instances that
+ * belong to the returning frame, runs their handlers and jumps to the
+ * real return address.
+ *
+ * Each kretprobe owns a pool (struct kretprobe_pool) of maxactive
+ * instances.  Taking and returning an instance is lock-free.  When the
+ * kretprobe is unregistered, the pool forgets it (pool->rp = NULL) and is
+ * finalized; instances still in flight are dropped as they come back,
+ * and the last one frees the pool.
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kprobes.h>
+#include <linux/llist.h>
+#include <linux/objpool.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "kprobes_internal.h"
+
+/**
+ * arch_kretprobe_fixup_return() - adjust registers once the return address
+ *	is known
+ * @regs: registers saved by the trampoline
+ * @correct_ret_addr: where the function really returns to
+ *
+ * Most architectures need nothing here.
+ */
+void __weak arch_kretprobe_fixup_return(struct pt_regs *regs,
+					kprobe_opcode_t *correct_ret_addr)
+{
+}
+
+static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	struct kretprobe_instance *ri;
+
+	ri = objpool_pop(&rp->pool->objpool);
+	if (!ri) {
+		rp->nmissed++;
+		return 0;
+	}
+	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
+		objpool_push(ri, &rp->pool->objpool);
+		return 0;
+	}
+	arch_prepare_kretprobe(ri, regs);
+	__llist_add(&ri->llist, &current->kretprobe_instances);
+	return 0;
+}
+NOKPROBE_SYMBOL(kretprobe_entry);
+
+bool kprobe_is_kretprobe(struct kprobe *p)
+{
+	return p->pre_handler == kretprobe_entry;
+}
+
+/* The last drop frees the pool, which may sleep: not from a trap. */
+static void kretprobe_drop_rcu(struct rcu_head *head)
+{
+	struct kretprobe_instance *ri =
+		container_of(head, struct kretprobe_instance, rcu);
+
+	objpool_drop(ri, &ri->owner->objpool);
+}
+
+/* Give an instance back, or drop it when its kretprobe is gone. */
+static void kretprobe_recycle(struct kretprobe_instance *ri)
+{
+	struct kretprobe_pool *pool = ri->owner;
+
+	if (likely(rcu_access_pointer(pool->rp)))
+		objpool_push(ri, &pool->objpool);
+	else
+		call_rcu(&ri->rcu, kretprobe_drop_rcu);
+}
+NOKPROBE_SYMBOL(kretprobe_recycle);
+
+static struct kretprobe_instance *kretprobe_of(struct llist_node *node)
+{
+	return container_of(node, struct kretprobe_instance, llist);
+}
+NOKPROBE_SYMBOL(kretprobe_of);
+
+/**
+ * __kretprobe_trampoline_handler() - run the return handlers of a frame
+ * @regs: registers at the trampoline; the return value is in them
+ * @frame_pointer: where the returning frame kept its return address,
+ *	as recorded by arch_prepare_kretprobe() in the instance's fp
+ *
+ * Called by the architecture's trampoline with kprobes marked busy.
+ *
+ * Return: the real return address.
+ */
+unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
+					     void *frame_pointer)
+{
+	struct llist_node **head = &current->kretprobe_instances.first;
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *outer = kprobe_running();
+	struct llist_node *node, *last = NULL, *next;
+	kprobe_opcode_t *real_ret = NULL;
+	struct kretprobe_instance *ri;
+	struct kretprobe *rp;
+
+	/*
+	 * Instances for deeper frames that never returned through us (the
+	 * stack was unwound past them) sit above ours; drop them.  Only
+	 * architectures that record a frame can tell.
+	 */
+	while (frame_pointer && *head &&
+	       kretprobe_of(*head)->fp != frame_pointer) {
+		node = *head;
+		*head = node->next;
+		kretprobe_recycle(kretprobe_of(node));
+	}
+
+	/*
+	 * Several kretprobes on one function stack up several instances for
+	 * one frame.  Only the first one pushed saw the real return address;
+	 * the later ones saw the trampoline.  So this frame's instances end
+	 * at the first one with a real address.
+	 */
+	for (node = *head; node; node = node->next) {
+		ri = kretprobe_of(node);
+		if (ri->ret_addr != kretprobe_trampoline_addr()) {
+			real_ret = ri->ret_addr;
+			last = node;
+			break;
+		}
+	}
+	if (real_ret && frame_pointer &&
+	    kretprobe_of(last)->fp != frame_pointer)
+		real_ret = NULL;
+	if (!real_ret) {
+		pr_err("return trampoline reached with no return address for %p\n",
+		       frame_pointer);
+		BUG();
+	}
+
+	instruction_pointer_set(regs, (unsigned long)real_ret);
+
+	/* Handlers may unwind the stack: keep the list intact meanwhile. */
+	for (node = *head; node; node = node->next) {
+		ri = kretprobe_of(node);
+		ri->ret_addr = real_ret;
+		rp = get_kretprobe(ri);
+		if (rp && rp->handler) {
+			__this_cpu_write(current_kprobe, &rp->kp);
+			kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+			rp->handler(ri, regs);
+			__this_cpu_write(current_kprobe, outer);
+		}
+		if (node == last)
+			break;
+	}
+
+	arch_kretprobe_fixup_return(regs, real_ret);
+
+	node = *head;
+	*head = last->next;
+	for (; node; node = next) {
+		next = node->next;
+		kretprobe_recycle(kretprobe_of(node));
+		if (node == last)
+			break;
+	}
+	return (unsigned long)real_ret;
+}
+NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
+
+/**
+ * kretprobe_find_ret_addr() - the real return address behind a trampoline
+ * @tsk: the task whose stack is being unwound
+ * @fp: where the unwinder found the trampoline's address on the stack
+ * @cur: position in @tsk's instances; NULL to start from the newest.
+ *	Updated, so that the next call continues from there.
+ *
+ * Return: the return address the trampoline stands for, or 0.
+ */
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur)
+{
+	struct llist_node *node;
+	struct kretprobe_instance *ri;
+
+	if (WARN_ON_ONCE(!cur))
+		return 0;
+
+	node = *cur ? (*cur)->next : tsk->kretprobe_instances.first;
+	for (; node; node = node->next) {
+		ri = kretprobe_of(node);
+		if (ri->ret_addr == kretprobe_trampoline_addr())
+			continue;
+		if (ri->fp == fp) {
+			*cur = node;
+			return (unsigned long)ri->ret_addr;
+		}
+	}
+	return 0;
+}
+NOKPROBE_SYMBOL(kretprobe_find_ret_addr);
+
+/**
+ * kprobe_flush_task() - reclaim the instances of a dead task
+ * @tk: the task, which will never return through them
+ */
+void kprobe_flush_task(struct task_struct *tk)
+{
+	struct llist_node *node, *next;
+
+	if (!kprobes_initialized)
+		return;
+
+	/*
+	 * Runs from an RCU callback, possibly on top of a probe handler, so
+	 * it must leave current_kprobe alone.
+	 */
+	preempt_disable();
+	node = __llist_del_all(&tk->kretprobe_instances);
+	for (; node; node = next) {
+		next = node->next;
+		kretprobe_recycle(kretprobe_of(node));
+	}
+	preempt_enable();
+}
+NOKPROBE_SYMBOL(kprobe_flush_task);
+
+static int kretprobe_init_instance(void *obj, void *context)
+{
+	struct kretprobe_instance *ri = obj;
+
+	ri->owner = context;
+	return 0;
+}
+
+static int kretprobe_pool_release(struct objpool_head *head, void *context)
+{
+	kfree(context);
+	return 0;
+}
+
+static int kretprobe_default_maxactive(void)
+{
+	if (IS_ENABLED(CONFIG_PREEMPTION))
+		return max(10, 2 * (int)num_possible_cpus());
+	return num_possible_cpus();
+}
+
+static bool kretprobe_blacklisted(kprobe_opcode_t *addr)
+{
+	int i;
+
+	/* With the size a constant 0 the array reference compiles away. */
+	if (!kretprobe_blacklist_size)
+		return false;
+	for (i = 0; kretprobe_blacklist[i].name; i++) {
+		if (kretprobe_blacklist[i].addr &&
+		    kretprobe_blacklist[i].addr == addr)
+			return true;
+	}
+	return false;
+}
+
+/* The architecture names the functions; their addresses are needed. */
+void __init kretprobe_blacklist_init(void)
+{
+	int i;
+
+	if (!kretprobe_blacklist_size)
+		return;
+	for (i = 0; kretprobe_blacklist[i].name; i++) {
+		kretprobe_blacklist[i].addr =
+			kprobe_lookup_name(kretprobe_blacklist[i].name, 0);
+		if (!kretprobe_blacklist[i].addr)
+			pr_warn("kretprobe blacklist: %s not found\n",
+				kretprobe_blacklist[i].name);
+	}
+}
+
+static int kretprobe_check(struct kretprobe *rp)
+{
+	kprobe_opcode_t *addr;
+	bool on_entry;
+
+	addr = kprobe_resolve(rp->kp.addr, rp->kp.symbol_name, rp->kp.offset,
+			      &on_entry);
+	if (IS_ERR(addr))
+		return PTR_ERR(addr);
+	if (!on_entry) {
+		pr_info("%pS: a kretprobe must sit on a function entry\n", addr);
+		return -EINVAL;
+	}
+	if (kretprobe_blacklisted(addr)) {
+		pr_info("%pS: no kretprobe can be placed here\n", addr);
+		return -EINVAL;
+	}
+	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE)
+		return -E2BIG;
+	return 0;
+}
+
+static int kretprobe_pool_create(struct kretprobe *rp)
+{
+	struct kretprobe_pool *pool;
+	int ret;
+
+	if (rp->maxactive <= 0)
+		rp->maxactive = kretprobe_default_maxactive();
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return -ENOMEM;
+	ret = objpool_init(&pool->objpool, rp->maxactive,
+			   sizeof(struct kretprobe_instance) + rp->data_size,
+			   GFP_KERNEL, pool, kretprobe_init_instance,
+			   kretprobe_pool_release);
+	if (ret) {
+		kfree(pool);
+		return ret;
+	}
+	rcu_assign_pointer(pool->rp, rp);
+	rp->pool = pool;
+	rp->nmissed = 0;
+	return 0;
+}
+
+/* Detach the pool from @rp; in-flight instances keep it alive. */
+static void kretprobe_pool_orphan(struct kretprobe *rp)
+{
+	if (rp->pool)
+		RCU_INIT_POINTER(rp->pool->rp, NULL);
+}
+
+/* After a grace period: nobody takes from the pool any more. */
+static void kretprobe_pool_finish(struct kretprobe *rp)
+{
+	if (!rp->pool)
+		return;
+	objpool_fini(&rp->pool->objpool);
+	rp->pool = NULL;
+}
+
+static int __register_kretprobe(struct kretprobe *rp)
+{
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	/* Before touching rp->pool, which a registered rp is using. */
+	if (kprobe_is_registered(&rp->kp)) {
+		pr_info("%pS: this kretprobe is already registered\n",
+			rp->kp.addr);
+		return -EINVAL;
+	}
+	ret = kretprobe_check(rp);
+	if (ret)
+		return ret;
+	ret = kretprobe_pool_create(rp);
+	if (ret)
+		return ret;
+
+	rp->kp.pre_handler = kretprobe_entry;
+	rp->kp.post_handler = NULL;
+	ret = __register_kprobe(&rp->kp);
+	if (ret) {
+		kretprobe_pool_orphan(rp);
+		kretprobe_pool_finish(rp);
+	}
+	return ret;
+}
+
+/**
+ * register_kretprobe() - set a return probe
+ * @rp: the kretprobe; @rp->kp says where, as for register_kprobe()
+ *
+ * Return: 0; -EINVAL when the address is not a function entry, cannot be
+ * probed or @rp is registered already; -E2BIG when @rp->data_size is too
+ * large; -EAGAIN before kprobes are initialized; or an error of
+ * register_kprobe().
+ */
+int register_kretprobe(struct kretprobe *rp)
+{
+	if (!kprobes_initialized)
+		return -EAGAIN;
+	guard(mutex)(&kprobe_mutex);
+	return __register_kretprobe(rp);
+}
+EXPORT_SYMBOL_GPL(register_kretprobe);
+NOKPROBE_SYMBOL(register_kretprobe);
+
+/**
+ * unregister_kretprobes() - remove several return probes
+ * @rps: the kretprobes
+ * @num: how many
+ *
+ * Waits for one grace period for the whole batch.  Calls still in flight
+ * return normally; their return handlers no longer run.  Entries that
+ * were not registered get their kp.addr cleared, with a warning in the
+ * log.
+ */
+void unregister_kretprobes(struct kretprobe **rps, int num)
+{
+	struct kprobe **retired;
+	int i;
+
+	if (num <= 0)
+		return;
+	retired = kcalloc(num, sizeof(*retired), GFP_KERNEL | __GFP_NOFAIL);
+
+	scoped_guard(mutex, &kprobe_mutex) {
+		for (i = 0; i < num; i++) {
+			retired[i] = __unregister_kprobe_top(&rps[i]->kp);
+			if (IS_ERR(retired[i])) {
+				pr_warn("unregistering kretprobe %pS: not registered\n",
+					rps[i]->kp.addr);
+				rps[i]->kp.addr = NULL;
+				continue;
+			}
+			kretprobe_pool_orphan(rps[i]);
+		}
+	}
+
+	synchronize_rcu();
+	scoped_guard(mutex, &kprobe_mutex) {
+		for (i = 0; i < num; i++) {
+			if (IS_ERR(retired[i]))
+				continue;
+			__unregister_kprobe_bottom(retired[i]);
+			kretprobe_pool_finish(rps[i]);
+		}
+	}
+	kfree(retired);
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobes);
+NOKPROBE_SYMBOL(unregister_kretprobes);
+
+/**
+ * unregister_kretprobe() - remove a return probe
+ * @rp: a kretprobe given to register_kretprobe()
+ *
+ * As unregister_kretprobes() for one kretprobe.
+ */
+void unregister_kretprobe(struct kretprobe *rp)
+{
+	unregister_kretprobes(&rp, 1);
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobe);
+NOKPROBE_SYMBOL(unregister_kretprobe);
+
+/**
+ * register_kretprobes() - set several return probes, all or none
+ * @rps: the kretprobes
+ * @num: how many
+ *
+ * Return: 0, -EINVAL when @num is not positive, -EAGAIN before kprobes
+ * are initialized, or the first error of register_kretprobe(); those
+ * registered before it are removed.
+ */
+int register_kretprobes(struct kretprobe **rps, int num)
+{
+	int i, ret = 0;
+
+	if (num <= 0)
+		return -EINVAL;
+	if (!kprobes_initialized)
+		return -EAGAIN;
+
+	scoped_guard(mutex, &kprobe_mutex) {
+		for (i = 0; i < num && !ret; i++)
+			ret = __register_kretprobe(rps[i]);
+	}
+	if (ret && i > 1)
+		unregister_kretprobes(rps, i - 1);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(register_kretprobes);
+NOKPROBE_SYMBOL(register_kretprobes);
