@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * /sys/kernel/debug/kprobes/: "list" shows every registered probe,
+ * "enabled" arms or disarms them all at once, "blacklist" shows where
+ * probes may not go (perf probe reads it).
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/debugfs.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+
+#include "kprobes_internal.h"
+
+/* Addresses are shown only to readers allowed to see kernel addresses. */
+static void *kprobe_shown_addr(struct seq_file *m, void *addr)
+{
+	return kallsyms_show_value(m->file->f_cred) ? addr : NULL;
+}
+
+/*
+ * One line per user probe:
+ *   ADDR  TYPE  SYMBOL+OFFSET  [MODULE]  [GONE][DISABLED][OPTIMIZED][FTRACE]
+ * TYPE is k for a kprobe and r for a kretprobe.  OPTIMIZED and FTRACE
+ * describe the breakpoint, which the entry (@entry) owns.
+ */
+static void kprobe_show_one(struct seq_file *m, struct kprobe *p,
+			    struct kprobe *entry)
+{
+	char name[KSYM_NAME_LEN];
+	unsigned long size, offset;
+	const char *sym;
+	char *modname;
+
+	seq_printf(m, "%px  %c  ", kprobe_shown_addr(m, p->addr),
+		   kprobe_is_kretprobe(p) ? 'r' : 'k');
+
+	sym = kallsyms_lookup((unsigned long)p->addr, &size, &offset, &modname,
+			      name);
+	if (sym)
+		seq_printf(m, "%s+0x%lx  ", sym, offset);
+	else
+		seq_printf(m, "%px  ", kprobe_shown_addr(m, p->addr));
+	if (sym && modname)
+		seq_printf(m, "[%s]  ", modname);
+
+	seq_printf(m, "%s%s%s%s\n",
+		   kprobe_gone(p) ? "[GONE]" : "",
+		   (p->flags & KPROBE_FLAG_DISABLED) && !kprobe_gone(p) ?
+			"[DISABLED]" : "",
+		   kprobe_optimized(entry) ? "[OPTIMIZED]" : "",
+		   kprobe_ftrace(entry) ? "[FTRACE]" : "");
+}
+
+static void *kprobe_list_start(struct seq_file *m, loff_t *pos)
+{
+	mutex_lock(&kprobe_mutex);
+	return *pos <= KPROBE_TABLE_SIZE ? pos : NULL;
+}
+
+static void *kprobe_list_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	(*pos)++;
+	return *pos <= KPROBE_TABLE_SIZE ? pos : NULL;
+}
+
+static void kprobe_list_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&kprobe_mutex);
+}
+
+static int kprobe_list_show(struct seq_file *m, void *v)
+{
+	struct hlist_head *head = kprobe_list_bucket(*(loff_t *)v);
+	struct kprobe *entry, *kp;
+
+	hlist_for_each_entry(entry, head, hlist) {
+		if (!kprobe_is_aggr(entry)) {
+			kprobe_show_one(m, entry, entry);
+			continue;
+		}
+		list_for_each_entry(kp, &entry->list, list)
+			kprobe_show_one(m, kp, entry);
+	}
+	return 0;
+}
+
+static const struct seq_operations kprobe_list_sops = {
+	.start = kprobe_list_start,
+	.next = kprobe_list_next,
+	.stop = kprobe_list_stop,
+	.show = kprobe_list_show,
+};
+DEFINE_SEQ_ATTRIBUTE(kprobe_list);
+
+static void *kprobe_bl_start(struct seq_file *m, loff_t *pos)
+{
+	mutex_lock(&kprobe_mutex);
+	return seq_list_start(kprobe_blacklist_entries(), *pos);
+}
+
+static void *kprobe_bl_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	return seq_list_next(v, kprobe_blacklist_entries(), pos);
+}
+
+/* perf probe parses "0xSTART-0xEND\tSYMBOL". */
+static int kprobe_bl_show(struct seq_file *m, void *v)
+{
+	struct kprobe_blacklist_entry *ent =
+		list_entry(v, struct kprobe_blacklist_entry, list);
+
+	seq_printf(m, "0x%px-0x%px\t%ps\n",
+		   kprobe_shown_addr(m, (void *)ent->start_addr),
+		   kprobe_shown_addr(m, (void *)ent->end_addr),
+		   (void *)ent->start_addr);
+	return 0;
+}
+
+static const struct seq_operations kprobe_bl_sops = {
+	.start = kprobe_bl_start,
+	.next = kprobe_bl_next,
+	.stop = kprobe_list_stop,
+	.show = kprobe_bl_show,
+};
+DEFINE_SEQ_ATTRIBUTE(kprobe_bl);
+
+static ssize_t kprobe_enabled_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	char buf[3] = { kprobes_all_disarmed ? '0' : '1', '\n', '\0' };
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, 2);
+}
+
+static ssize_t kprobe_enabled_write(struct file *file,
+				    const char __user *ubuf, size_t count,
+				    loff_t *ppos)
+{
+	bool enable;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, count, &enable);
+	if (ret)
+		return ret;
+
+	scoped_guard(mutex, &kprobe_mutex)
+		ret = enable ? kprobe_arm_all() : kprobe_disarm_all();
+	return ret ?: count;
+}
+
+static const struct file_operations kprobe_enabled_fops = {
+	.read = kprobe_enabled_read,
+	.write = kprobe_enabled_write,
+	.llseek = default_llseek,
+};
+
+/* debugfs itself comes up after the core (an early initcall). */
+static int __init kprobe_debugfs_init(void)
+{
+	struct dentry *dir;
+
+	if (!kprobes_initialized)
+		return 0;
+	dir = debugfs_create_dir("kprobes", NULL);
+
+	debugfs_create_file("list", 0400, dir, NULL, &kprobe_list_fops);
+	debugfs_create_file("enabled", 0600, dir, NULL, &kprobe_enabled_fops);
+	debugfs_create_file("blacklist", 0400, dir, NULL, &kprobe_bl_fops);
+	return 0;
+}
+late_initcall(kprobe_debugfs_init);
