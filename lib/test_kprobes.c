@@ -1,0 +1,1660 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for kprobes and kretprobes.
+ *
+ * Every probe sits on a function of this module, so the only calls that can
+ * hit it are the ones a case makes.  Handlers run in probe context with
+ * preemption off: they only record what they saw, and the case checks the
+ * records once the probed call has returned.
+ *
+ * Module load and unload, the debugfs knobs and the probe list are covered
+ * by the guest shell suite (harness/guest/jobs/suite-modules.sh).
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/ctype.h>
+#include <linux/delay.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/stacktrace.h>
+#include <linux/string.h>
+
+/*
+ * kprobes_test_marked() moves MARK_BEFORE and then MARK_AFTER into one fixed
+ * register.  A probe on the second move sees MARK_BEFORE in that register
+ * before the instruction and MARK_AFTER after it.
+ */
+#define MARK_BEFORE	0x1234
+#define MARK_AFTER	0x5a5a
+
+#if defined(CONFIG_X86)
+#define HAVE_MARK	1
+/* The int3 (or the ftrace call) has executed when the pre_handler runs. */
+#define PROBE_IP_BIAS	1
+/* mov $imm32, %eax: opcode 0xb8, then the immediate, little endian */
+#define MARK_LEN	5
+#define MARK_STEP	1
+#elif defined(CONFIG_ARM64)
+#define HAVE_MARK	1
+#define PROBE_IP_BIAS	0
+/* movz w9, #MARK_AFTER */
+#define MARK_LEN	4
+#define MARK_STEP	4
+#define MARK_WORD	(0x52800000u | (MARK_AFTER << 5) | 9)
+#else
+#define HAVE_MARK	0
+#define PROBE_IP_BIAS	0
+#define MARK_LEN	1
+#define MARK_STEP	1
+#endif
+
+#define TEST_ARG	41u
+#define SLEEPER_COOKIE	0x5ee9u
+#define EXIT_COOKIE	0xe817u
+#define OUTER_VALUE	0x0c7eu
+#define INNER_VALUE	0x1eafu
+#define STACK_DEPTH	32
+/* How long a helper thread waits to be released before giving up. */
+#define SLEEPER_PATIENCE	(10 * HZ)
+
+/*
+ * Probe targets.  __noipa keeps gcc from inlining, cloning or specialising
+ * them, so kallsyms names each one exactly and every call below really lands
+ * on the symbol; __used keeps the ones only reached through a probe.
+ */
+static __used noinline __noipa u32 kprobes_test_target(u32 x)
+{
+	return x * 3 + 1;
+}
+
+static __used noinline __noipa u32 kprobes_test_other(u32 x)
+{
+	return x * 5 + 2;
+}
+
+/* Where a redirecting pre_handler sends kprobes_test_target(). */
+static __used noinline __noipa u32 kprobes_test_redirect(u32 x)
+{
+	return ~x;
+}
+
+static __used noinline __noipa u32 kprobes_test_marked(u32 x)
+{
+	u32 v;
+
+#if defined(CONFIG_X86)
+	asm volatile("movl $" __stringify(MARK_BEFORE) ", %0\n\t"
+		     "movl $" __stringify(MARK_AFTER) ", %0"
+		     : "=a" (v));
+#elif defined(CONFIG_ARM64)
+	asm volatile("mov w9, #" __stringify(MARK_BEFORE) "\n\t"
+		     "mov w9, #" __stringify(MARK_AFTER) "\n\t"
+		     "mov %w0, w9"
+		     : "=r" (v) : : "x9");
+#else
+	v = MARK_AFTER;
+#endif
+	return v + x;
+}
+
+/* Listed in this module's _kprobe_blacklist: must never take a probe. */
+static __used noinline __noipa u32 kprobes_test_blacklisted(u32 x)
+{
+	return x ^ 0x77;
+}
+
+NOKPROBE_SYMBOL(kprobes_test_blacklisted);
+
+/* Calls itself @depth times; the value identifies the level it returns from. */
+static __used noinline __noipa u32 kprobes_test_recurse(u32 depth)
+{
+	if (depth)
+		kprobes_test_recurse(depth - 1);
+	return depth * 3 + 1;
+}
+
+struct sleeper {
+	struct completion entered;
+	struct completion release;
+	struct completion done;
+	u32 result;
+	bool gave_up;
+};
+
+/* Sleeps inside the probed function until the case releases it. */
+static __used noinline __noipa u32 kprobes_test_sleeper(struct sleeper *s)
+{
+	complete(&s->entered);
+	if (!wait_for_completion_timeout(&s->release, SLEEPER_PATIENCE))
+		s->gave_up = true;
+	return SLEEPER_COOKIE;
+}
+
+/* With @s, the calling kthread exits from inside the probed function. */
+static __used noinline __noipa u32 kprobes_test_exit_inside(struct sleeper *s)
+{
+	if (s) {
+		complete(&s->entered);
+		if (!wait_for_completion_timeout(&s->release, SLEEPER_PATIENCE))
+			s->gave_up = true;
+		kthread_complete_and_exit(&s->done, 0);
+	}
+	return EXIT_COOKIE;
+}
+
+/*
+ * driver -> outer -> inner, for the stack trace cases.  Each function notes
+ * the return address it sees; inner can also take a stack trace.
+ */
+enum { LEVEL_OUTER, LEVEL_INNER, NR_LEVELS };
+
+struct stack_capture {
+	unsigned long entries[STACK_DEPTH];
+	unsigned int len;
+};
+
+static unsigned long stack_seen_ret[NR_LEVELS];
+static struct stack_capture *inner_capture;
+
+static void capture_stack(struct stack_capture *c)
+{
+#ifdef CONFIG_STACKTRACE
+	c->len = stack_trace_save(c->entries, STACK_DEPTH, 0);
+#else
+	c->len = 0;
+#endif
+}
+
+static __used noinline __noipa unsigned long kprobes_test_stack_inner(void)
+{
+	stack_seen_ret[LEVEL_INNER] = (unsigned long)__builtin_return_address(0);
+	if (inner_capture)
+		capture_stack(inner_capture);
+	return INNER_VALUE;
+}
+
+static __used noinline __noipa unsigned long kprobes_test_stack_outer(void)
+{
+	stack_seen_ret[LEVEL_OUTER] = (unsigned long)__builtin_return_address(0);
+	kprobes_test_stack_inner();
+	return OUTER_VALUE;
+}
+
+static __used noinline __noipa unsigned long kprobes_test_stack_driver(void)
+{
+	/* Not a tail call: outer must return here. */
+	return kprobes_test_stack_outer() + 1;
+}
+
+/* Not text at all: registering a probe here must fail. */
+static u32 kprobes_test_data_object = 1;
+
+/* Layout facts about this module's own code, found once per suite. */
+static int mark_offset = -ENOENT;	/* of the MARK_AFTER move in marked() */
+
+/* A function's size as kallsyms reports it: "name+0x0/0xSIZE [module]". */
+static unsigned long symbol_size(const void *fn)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned long size;
+	const char *slash;
+
+	sprint_symbol(buf, (unsigned long)fn);
+	slash = strchr(buf, '/');
+	if (!slash || sscanf(slash + 1, "%lx", &size) != 1)
+		return 0;
+	return size;
+}
+
+#if HAVE_MARK
+/* The bytes of the MARK_AFTER move, as they sit in memory. */
+static void mark_bytes(u8 *insn)
+{
+	int i;
+
+#if defined(CONFIG_X86)
+	insn[0] = 0xb8;
+	for (i = 0; i < 4; i++)
+		insn[1 + i] = (MARK_AFTER >> (8 * i)) & 0xff;
+#else
+	for (i = 0; i < 4; i++)
+		insn[i] = (MARK_WORD >> (8 * i)) & 0xff;
+#endif
+}
+
+static int find_mark(void)
+{
+	const u8 *text = (const u8 *)kprobes_test_marked;
+	unsigned long size = symbol_size(text);
+	u8 want[MARK_LEN];
+	unsigned long off;
+
+	mark_bytes(want);
+	for (off = 0; off + MARK_LEN <= size; off += MARK_STEP)
+		if (!memcmp(text + off, want, MARK_LEN))
+			return off;
+	return -ENOENT;
+}
+#else
+static int find_mark(void)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+static unsigned long mark_reg(struct pt_regs *regs)
+{
+#if defined(CONFIG_X86)
+	return regs->ax;
+#elif defined(CONFIG_ARM64)
+	return regs->regs[9];
+#else
+	return 0;
+#endif
+}
+
+static unsigned long first_arg(struct pt_regs *regs)
+{
+#if defined(CONFIG_X86) || defined(CONFIG_ARM64)
+	return regs_get_kernel_argument(regs, 0);
+#else
+	return 0;
+#endif
+}
+
+static void require_mark(struct kunit *test)
+{
+	if (mark_offset < 0)
+		kunit_skip(test, "no known instruction inside a target on this arch");
+}
+
+static kprobe_opcode_t *mark_addr(void)
+{
+	return (kprobe_opcode_t *)((u8 *)kprobes_test_marked + mark_offset);
+}
+
+/* Handler order: pre_handlers log the probe's letter, post_handlers it in lower case. */
+struct call_log {
+	char seq[24];
+	unsigned int len;
+};
+
+static void log_call(struct call_log *log, char c)
+{
+	if (log && log->len < sizeof(log->seq) - 1)
+		log->seq[log->len++] = c;
+}
+
+struct test_probe {
+	struct kprobe kp;
+	char id;
+	struct call_log *log;
+	u32 (*reenter)(u32 x);	/* called by the reentering handlers */
+	int pre_hits;
+	int post_hits;
+	unsigned long pre_ip;
+	unsigned long pre_arg;
+	unsigned long pre_mark;
+	bool pre_preemptible;
+	unsigned long post_ip;
+	unsigned long post_mark;
+	unsigned long post_flags;
+};
+
+static struct test_probe *to_test_probe(struct kprobe *kp)
+{
+	return container_of(kp, struct test_probe, kp);
+}
+
+static int record_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct test_probe *tp = to_test_probe(kp);
+
+	tp->pre_hits++;
+	tp->pre_ip = instruction_pointer(regs);
+	tp->pre_arg = first_arg(regs);
+	tp->pre_mark = mark_reg(regs);
+	tp->pre_preemptible = preemptible();
+	log_call(tp->log, tp->id);
+	return 0;
+}
+
+static void record_post(struct kprobe *kp, struct pt_regs *regs,
+			unsigned long flags)
+{
+	struct test_probe *tp = to_test_probe(kp);
+
+	tp->post_hits++;
+	tp->post_ip = instruction_pointer(regs);
+	tp->post_mark = mark_reg(regs);
+	tp->post_flags = flags;
+	log_call(tp->log, tolower(tp->id));
+}
+
+static int reenter_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct test_probe *tp = to_test_probe(kp);
+
+	tp->pre_hits++;
+	tp->reenter(TEST_ARG);
+	return 0;
+}
+
+static void reenter_post(struct kprobe *kp, struct pt_regs *regs,
+			 unsigned long flags)
+{
+	struct test_probe *tp = to_test_probe(kp);
+
+	tp->post_hits++;
+	tp->reenter(TEST_ARG);
+}
+
+/* Skips the probed function: the call returns what the redirect returns. */
+static int redirect_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	to_test_probe(kp)->pre_hits++;
+	instruction_pointer_set(regs, (unsigned long)kprobes_test_redirect);
+	return 1;
+}
+
+static struct test_probe *new_probe(struct kunit *test, char id,
+				    struct call_log *log)
+{
+	struct test_probe *tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	tp->id = id;
+	tp->log = log;
+	tp->kp.pre_handler = record_pre;
+	tp->kp.post_handler = record_post;
+	return tp;
+}
+
+static struct test_probe *probe_at(struct kunit *test, char id,
+				   struct call_log *log, void *addr)
+{
+	struct test_probe *tp = new_probe(test, id, log);
+
+	tp->kp.addr = addr;
+	return tp;
+}
+
+/*
+ * Registration through KUnit: a probe left registered by a failing case is
+ * unregistered before the memory under it is freed.
+ */
+KUNIT_DEFINE_ACTION_WRAPPER(unregister_kprobe_action, unregister_kprobe,
+			    struct kprobe *);
+
+static int reg_kprobe(struct kunit *test, struct kprobe *kp)
+{
+	int ret = register_kprobe(kp);
+
+	if (ret)
+		return ret;
+	return kunit_add_action_or_reset(test, unregister_kprobe_action, kp);
+}
+
+static void unreg_kprobe(struct kunit *test, struct kprobe *kp)
+{
+	kunit_release_action(test, unregister_kprobe_action, kp);
+}
+
+/*
+ * Before a struct kprobe is registered again: registration writes the
+ * resolved address back and sets flags, as a user of the API must expect.
+ */
+static void clear_for_reuse(struct kprobe *kp)
+{
+	if (kp->symbol_name)
+		kp->addr = NULL;
+	kp->flags = 0;
+}
+
+static unsigned long expected_ip(struct kprobe *kp)
+{
+	return (unsigned long)kp->addr + PROBE_IP_BIAS;
+}
+
+/* Where a case puts its probe: the entry, or an instruction further in. */
+enum probe_place { PLACE_ENTRY, PLACE_BODY };
+
+struct place_case {
+	const char *desc;
+	enum probe_place place;
+};
+
+static const struct place_case place_cases[] = {
+	{ "function entry", PLACE_ENTRY },
+	{ "inside the function", PLACE_BODY },
+};
+
+KUNIT_ARRAY_PARAM_DESC(place, place_cases, desc);
+
+/* Both places are in kprobes_test_marked(), which the case then calls. */
+static void *place_addr(struct kunit *test, enum probe_place place)
+{
+	if (place == PLACE_ENTRY)
+		return kprobes_test_marked;
+	require_mark(test);
+	return mark_addr();
+}
+
+/* Registration */
+
+static void register_by_symbol(struct kunit *test)
+{
+	struct test_probe *tp = new_probe(test, 'A', NULL);
+	int i;
+
+	tp->kp.symbol_name = "kprobes_test_target";
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, tp->kp.addr,
+			    (kprobe_opcode_t *)kprobes_test_target);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, kprobes_test_target(i), i * 3 + 1);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, tp->post_hits, 3);
+	KUNIT_EXPECT_TRUE(test, tp->kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+}
+
+static void register_by_address(struct kunit *test)
+{
+	const struct place_case *pc = test->param_value;
+	struct test_probe *tp;
+	int i;
+
+	tp = probe_at(test, 'A', NULL, place_addr(test, pc->place));
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	for (i = 0; i < 2; i++)
+		kprobes_test_marked(i);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, tp->post_hits, 2);
+	KUNIT_EXPECT_EQ(test, !!(tp->kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY),
+			pc->place == PLACE_ENTRY);
+}
+
+static void register_symbol_offset(struct kunit *test)
+{
+	struct test_probe *tp = new_probe(test, 'A', NULL);
+
+	require_mark(test);
+	tp->kp.symbol_name = "kprobes_test_marked";
+	tp->kp.offset = mark_offset;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, tp->kp.addr, mark_addr());
+	KUNIT_EXPECT_FALSE(test, tp->kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+	KUNIT_EXPECT_EQ(test, kprobes_test_marked(1), MARK_AFTER + 1);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+	/* It fired at that very instruction, before it ran. */
+	KUNIT_EXPECT_EQ(test, tp->pre_mark, MARK_BEFORE);
+}
+
+/* addr plus offset, no symbol: what perf_event_open() passes. */
+static void register_address_offset(struct kunit *test)
+{
+	struct test_probe *tp = probe_at(test, 'A', NULL, kprobes_test_marked);
+
+	require_mark(test);
+	tp->kp.offset = mark_offset;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, tp->kp.addr, mark_addr());
+	kprobes_test_marked(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, tp->pre_mark, MARK_BEFORE);
+}
+
+static void reject_address_and_symbol(struct kunit *test)
+{
+	struct test_probe *tp = probe_at(test, 'A', NULL, kprobes_test_target);
+
+	tp->kp.symbol_name = "kprobes_test_target";
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &tp->kp), -EINVAL);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+	/* Nothing was left behind: the address alone registers fine. */
+	tp->kp.symbol_name = NULL;
+	clear_for_reuse(&tp->kp);
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+}
+
+static void reject_no_location(struct kunit *test)
+{
+	struct test_probe *tp = new_probe(test, 'A', NULL);
+
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &tp->kp), -EINVAL);
+	tp->kp.offset = 4;
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &tp->kp), -EINVAL);
+}
+
+static void reject_unknown_symbol(struct kunit *test)
+{
+	struct test_probe *tp = new_probe(test, 'A', NULL);
+
+	tp->kp.symbol_name = "kprobes_test_no_such_function";
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &tp->kp), -ENOENT);
+}
+
+static void reject_inside_instruction(struct kunit *test)
+{
+	struct test_probe *tp = new_probe(test, 'A', NULL);
+	int off, ret;
+
+	require_mark(test);
+	for (off = 1; off < MARK_LEN; off++) {
+		tp->kp.symbol_name = "kprobes_test_marked";
+		tp->kp.offset = mark_offset + off;
+		clear_for_reuse(&tp->kp);
+		ret = reg_kprobe(test, &tp->kp);
+		if (IS_ENABLED(CONFIG_X86))
+			KUNIT_EXPECT_EQ_MSG(test, ret, -EILSEQ, "byte %d", off);
+		else
+			KUNIT_EXPECT_TRUE_MSG(test, ret == -EILSEQ || ret == -EINVAL,
+					      "byte %d: %d", off, ret);
+	}
+	kprobes_test_marked(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+}
+
+struct offset_case {
+	const char *desc;
+	unsigned int past_size;
+};
+
+static const struct offset_case offset_cases[] = {
+	{ "at the end", 0 },
+	{ "past the end", 64 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(offset, offset_cases, desc);
+
+/*
+ * An offset is taken literally, also past the symbol's end: tools name
+ * an address in the next function as "previous+N".
+ */
+static void offset_past_end_is_literal(struct kunit *test)
+{
+	const struct offset_case *oc = test->param_value;
+	unsigned long size = symbol_size(kprobes_test_target);
+	unsigned long want;
+	struct test_probe *tp = new_probe(test, 'A', NULL);
+
+	KUNIT_ASSERT_GT(test, size, 0);
+	want = (unsigned long)kprobes_test_target + size + oc->past_size;
+	tp->kp.symbol_name = "kprobes_test_target";
+	tp->kp.offset = size + oc->past_size;
+	reg_kprobe(test, &tp->kp);
+	KUNIT_EXPECT_EQ(test, (unsigned long)tp->kp.addr, want);
+}
+
+enum non_text { IN_DATA, ON_STACK, IN_HEAP };
+
+struct non_text_case {
+	const char *desc;
+	enum non_text where;
+};
+
+static const struct non_text_case non_text_cases[] = {
+	{ "module data", IN_DATA },
+	{ "stack", ON_STACK },
+	{ "heap", IN_HEAP },
+};
+
+KUNIT_ARRAY_PARAM_DESC(non_text, non_text_cases, desc);
+
+static void reject_non_text(struct kunit *test)
+{
+	const struct non_text_case *nc = test->param_value;
+	struct test_probe *tp = new_probe(test, 'A', NULL);
+	u32 on_stack = 0;
+
+	switch (nc->where) {
+	case IN_DATA:
+		tp->kp.addr = (kprobe_opcode_t *)&kprobes_test_data_object;
+		break;
+	case ON_STACK:
+		tp->kp.addr = (kprobe_opcode_t *)&on_stack;
+		break;
+	case IN_HEAP:
+		tp->kp.addr = (kprobe_opcode_t *)tp;
+		break;
+	}
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &tp->kp), -EINVAL);
+	OPTIMIZER_HIDE_VAR(on_stack);
+}
+
+/* A symbol that must not take a probe, with the reason in @desc. */
+struct symbol_case {
+	const char *desc;
+	const char *symbol;
+};
+
+static void expect_symbol_rejected(struct kunit *test, const char *symbol)
+{
+	struct test_probe *tp = new_probe(test, 'A', NULL);
+
+	tp->kp.symbol_name = symbol;
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &tp->kp), -EINVAL);
+}
+
+static const struct symbol_case blacklist_cases[] = {
+	{ "NOKPROBE_SYMBOL in this module", "kprobes_test_blacklisted" },
+	{ "NOKPROBE_SYMBOL in the kernel", "notify_die" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(blacklist, blacklist_cases, desc);
+
+static void reject_blacklisted(struct kunit *test)
+{
+	const struct symbol_case *sc = test->param_value;
+
+	expect_symbol_rejected(test, sc->symbol);
+}
+
+/* The same for the module's blacklisted function given by address. */
+static void reject_blacklisted_address(struct kunit *test)
+{
+	struct test_probe *tp = probe_at(test, 'A', NULL,
+					 kprobes_test_blacklisted);
+
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &tp->kp), -EINVAL);
+	kprobes_test_blacklisted(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+}
+
+static const struct symbol_case own_code_cases[] = {
+	{ "get_kprobe", "get_kprobe" },
+	{ "register_kprobe", "register_kprobe" },
+	{ "unregister_kprobes", "unregister_kprobes" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(own_code, own_code_cases, desc);
+
+static void reject_kprobes_code(struct kunit *test)
+{
+	const struct symbol_case *sc = test->param_value;
+
+	expect_symbol_rejected(test, sc->symbol);
+}
+
+static const struct symbol_case noinstr_cases[] = {
+#if defined(CONFIG_X86_64)
+	{ "entry text", "entry_SYSCALL_64" },
+	{ "noinstr function", "exc_int3" },
+#elif defined(CONFIG_ARM64)
+	{ "entry text", "el0t_64_sync" },
+	{ "noinstr function", "el1h_64_sync_handler" },
+#endif
+	{ "cpuidle text", "default_idle_call" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(noinstr, noinstr_cases, desc);
+
+static void reject_noinstr(struct kunit *test)
+{
+	const struct symbol_case *sc = test->param_value;
+
+	expect_symbol_rejected(test, sc->symbol);
+}
+
+static void reject_registered_again(struct kunit *test)
+{
+	struct test_probe *tp = probe_at(test, 'A', NULL, kprobes_test_target);
+
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&tp->kp), -EINVAL);
+	kprobes_test_target(0);
+	kprobes_test_target(1);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, tp->post_hits, 2);
+}
+
+static void unregister_unregistered(struct kunit *test)
+{
+	struct test_probe *live = probe_at(test, 'A', NULL, kprobes_test_target);
+	struct test_probe *same_addr = probe_at(test, 'B', NULL,
+						kprobes_test_target);
+	struct test_probe *by_name = new_probe(test, 'C', NULL);
+
+	by_name->kp.symbol_name = "kprobes_test_target";
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &live->kp), 0);
+	unregister_kprobe(&same_addr->kp);
+	unregister_kprobe(&by_name->kp);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, live->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, same_addr->pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, by_name->pre_hits, 0);
+}
+
+static void register_again_after_unregister(struct kunit *test)
+{
+	struct test_probe *tp = new_probe(test, 'A', NULL);
+
+	tp->kp.symbol_name = "kprobes_test_target";
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	unreg_kprobe(test, &tp->kp);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+	clear_for_reuse(&tp->kp);
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+}
+
+/* Handlers */
+
+static void pre_handler_regs(struct kunit *test)
+{
+	const struct place_case *pc = test->param_value;
+	struct test_probe *tp;
+
+	tp = probe_at(test, 'A', NULL, place_addr(test, pc->place));
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	kprobes_test_marked(TEST_ARG);
+	KUNIT_ASSERT_EQ(test, tp->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, tp->pre_ip, expected_ip(&tp->kp));
+	KUNIT_EXPECT_FALSE(test, tp->pre_preemptible);
+	if (pc->place == PLACE_ENTRY) {
+		if (IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64))
+			KUNIT_EXPECT_EQ(test, tp->pre_arg, TEST_ARG);
+	} else {
+		KUNIT_EXPECT_EQ(test, tp->pre_mark, MARK_BEFORE);
+	}
+}
+
+static void pre_handler_redirect(struct kunit *test)
+{
+	struct test_probe *tp = probe_at(test, 'A', NULL, kprobes_test_target);
+
+	tp->kp.pre_handler = redirect_pre;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_EQ(test, kprobes_test_target(TEST_ARG), ~TEST_ARG);
+	KUNIT_EXPECT_EQ(test, kprobes_test_target(7), ~7u);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 2);
+	/* The probed instruction was skipped, and so was the post_handler. */
+	KUNIT_EXPECT_EQ(test, tp->post_hits, 0);
+	unreg_kprobe(test, &tp->kp);
+	KUNIT_EXPECT_EQ(test, kprobes_test_target(TEST_ARG), TEST_ARG * 3 + 1);
+}
+
+static void post_handler_after_insn(struct kunit *test)
+{
+	struct call_log log = {};
+	struct test_probe *tp;
+
+	require_mark(test);
+	tp = probe_at(test, 'A', &log, mark_addr());
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_EQ(test, kprobes_test_marked(2), MARK_AFTER + 2);
+	KUNIT_ASSERT_EQ(test, tp->post_hits, 1);
+	KUNIT_EXPECT_STREQ(test, log.seq, "Aa");
+	KUNIT_EXPECT_EQ(test, tp->post_flags, 0);
+	KUNIT_EXPECT_EQ(test, tp->pre_mark, MARK_BEFORE);
+	KUNIT_EXPECT_EQ(test, tp->post_mark, MARK_AFTER);
+	KUNIT_EXPECT_EQ(test, tp->post_ip,
+			(unsigned long)tp->kp.addr + MARK_LEN);
+}
+
+/* Both handlers call the probed function itself: two hits are missed. */
+static void missed_in_own_handlers(struct kunit *test)
+{
+	const struct place_case *pc = test->param_value;
+	struct test_probe *tp;
+
+	tp = probe_at(test, 'A', NULL, place_addr(test, pc->place));
+	tp->kp.pre_handler = reenter_pre;
+	tp->kp.post_handler = reenter_post;
+	tp->reenter = kprobes_test_marked;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	kprobes_test_marked(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, tp->post_hits, 1);
+	KUNIT_EXPECT_EQ(test, tp->kp.nmissed, 2UL);
+}
+
+/* A handler calls a function another probe sits on: that one misses. */
+static void missed_in_other_handler(struct kunit *test)
+{
+	struct test_probe *outer = probe_at(test, 'A', NULL,
+					    kprobes_test_target);
+	struct test_probe *inner = probe_at(test, 'B', NULL,
+					    kprobes_test_other);
+
+	outer->kp.pre_handler = reenter_pre;
+	outer->kp.post_handler = NULL;
+	outer->reenter = kprobes_test_other;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &outer->kp), 0);
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &inner->kp), 0);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, outer->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, inner->pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, inner->kp.nmissed, 1UL);
+	KUNIT_EXPECT_EQ(test, outer->kp.nmissed, 0UL);
+	/* Outside any handler the inner probe works. */
+	kprobes_test_other(0);
+	KUNIT_EXPECT_EQ(test, inner->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, inner->kp.nmissed, 1UL);
+}
+
+/* Enable and disable */
+
+static void registered_disabled(struct kunit *test)
+{
+	struct test_probe *tp = probe_at(test, 'A', NULL, kprobes_test_target);
+
+	tp->kp.flags = KPROBE_FLAG_DISABLED;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&tp->kp));
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&tp->kp), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_disabled(&tp->kp));
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+}
+
+/* 'd' disables, 'e' enables; after each step one call shows the state. */
+struct toggle_case {
+	const char *desc;
+	const char *steps;
+};
+
+static const struct toggle_case toggle_cases[] = {
+	{ "disable, enable", "de" },
+	{ "disable twice, enable", "dde" },
+	{ "enable while enabled", "ed" },
+	{ "disable, enable, twice", "dede" },
+	{ "disable, enable twice, disable", "deed" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(toggle, toggle_cases, desc);
+
+static void disable_enable_sequence(struct kunit *test)
+{
+	const struct toggle_case *tc = test->param_value;
+	struct test_probe *tp = probe_at(test, 'A', NULL, kprobes_test_target);
+	int want = 0;
+	const char *s;
+
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	for (s = tc->steps; *s; s++) {
+		bool enable = *s == 'e';
+
+		if (enable)
+			KUNIT_EXPECT_EQ(test, enable_kprobe(&tp->kp), 0);
+		else
+			KUNIT_EXPECT_EQ(test, disable_kprobe(&tp->kp), 0);
+		KUNIT_EXPECT_EQ(test, kprobe_disabled(&tp->kp), !enable);
+		kprobes_test_target(0);
+		want += enable;
+		KUNIT_EXPECT_EQ_MSG(test, tp->pre_hits, want, "after step %d",
+				    (int)(s - tc->steps));
+	}
+}
+
+static void toggle_unregistered_kprobe(struct kunit *test)
+{
+	struct test_probe *tp = new_probe(test, 'A', NULL);
+
+	tp->kp.symbol_name = "kprobes_test_target";
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&tp->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&tp->kp), -EINVAL);
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	unreg_kprobe(test, &tp->kp);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&tp->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&tp->kp), -EINVAL);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+}
+
+/* Aggregation */
+
+/* Probes A, B and C at one place, registered in that order. */
+static void add_three(struct kunit *test, struct test_probe **tps,
+		      struct call_log *log, void *addr)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		tps[i] = probe_at(test, 'A' + i, log, addr);
+		KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tps[i]->kp), 0);
+	}
+}
+
+static void call_logged(struct call_log *log, void *addr)
+{
+	memset(log, 0, sizeof(*log));
+	if (addr == kprobes_test_target)
+		kprobes_test_target(0);
+	else
+		kprobes_test_marked(0);
+}
+
+static void aggregate_order(struct kunit *test)
+{
+	const struct place_case *pc = test->param_value;
+	void *addr = place_addr(test, pc->place);
+	struct test_probe *tps[3];
+	struct call_log log = {};
+
+	add_three(test, tps, &log, addr);
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "ABCabc");
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "ABCabc");
+}
+
+static void aggregate_remove_middle(struct kunit *test)
+{
+	const struct place_case *pc = test->param_value;
+	void *addr = place_addr(test, pc->place);
+	struct test_probe *tps[3];
+	struct call_log log = {};
+
+	add_three(test, tps, &log, addr);
+	unreg_kprobe(test, &tps[1]->kp);
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "ACac");
+	unreg_kprobe(test, &tps[0]->kp);
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "Cc");
+	KUNIT_EXPECT_EQ(test, tps[2]->pre_hits, 2);
+}
+
+static void aggregate_disable_one(struct kunit *test)
+{
+	const struct place_case *pc = test->param_value;
+	void *addr = place_addr(test, pc->place);
+	struct test_probe *tps[3];
+	struct call_log log = {};
+
+	add_three(test, tps, &log, addr);
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&tps[1]->kp), 0);
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "ACac");
+	KUNIT_ASSERT_EQ(test, enable_kprobe(&tps[1]->kp), 0);
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "ABCabc");
+	/* All three disabled, then one back. */
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&tps[0]->kp), 0);
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&tps[1]->kp), 0);
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&tps[2]->kp), 0);
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "");
+	KUNIT_ASSERT_EQ(test, enable_kprobe(&tps[2]->kp), 0);
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "Cc");
+}
+
+/* Add A, B, C in the given order; remove the first; add it back. */
+struct order_case {
+	const char *desc;
+};
+
+static const struct order_case order_cases[] = {
+	{ "ABC" }, { "ACB" }, { "BAC" }, { "BCA" }, { "CAB" }, { "CBA" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(order, order_cases, desc);
+
+static void expect_order(struct kunit *test, struct call_log *log,
+			 const char *ids)
+{
+	char want[8];
+	int i, n = strlen(ids);
+
+	for (i = 0; i < n; i++) {
+		want[i] = ids[i];
+		want[n + i] = tolower(ids[i]);
+	}
+	want[2 * n] = '\0';
+	call_logged(log, kprobes_test_target);
+	KUNIT_EXPECT_STREQ(test, log->seq, want);
+}
+
+static void aggregate_add_remove_readd(struct kunit *test)
+{
+	const struct order_case *oc = test->param_value;
+	const char *ids = oc->desc;
+	struct test_probe *tps[3];
+	struct call_log log = {};
+	char rotated[4];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		tps[i] = probe_at(test, 'A' + i, &log, kprobes_test_target);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tps[ids[i] - 'A']->kp), 0);
+	expect_order(test, &log, ids);
+
+	unreg_kprobe(test, &tps[ids[0] - 'A']->kp);
+	expect_order(test, &log, ids + 1);
+
+	clear_for_reuse(&tps[ids[0] - 'A']->kp);
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tps[ids[0] - 'A']->kp), 0);
+	rotated[0] = ids[1];
+	rotated[1] = ids[2];
+	rotated[2] = ids[0];
+	rotated[3] = '\0';
+	expect_order(test, &log, rotated);
+}
+
+/* Batches */
+
+static void register_kprobes_rollback(struct kunit *test)
+{
+	struct test_probe *a = probe_at(test, 'A', NULL, kprobes_test_target);
+	struct test_probe *b = probe_at(test, 'B', NULL, kprobes_test_other);
+	struct test_probe *bad = probe_at(test, 'X', NULL, kprobes_test_marked);
+	struct test_probe *d = probe_at(test, 'D', NULL, kprobes_test_redirect);
+	struct kprobe *kps[] = { &a->kp, &b->kp, &bad->kp, &d->kp };
+
+	bad->kp.symbol_name = "kprobes_test_marked";	/* and an address */
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, ARRAY_SIZE(kps)), -EINVAL);
+	kprobes_test_target(0);
+	kprobes_test_other(0);
+	kprobes_test_marked(0);
+	kprobes_test_redirect(0);
+	KUNIT_EXPECT_EQ(test, a->pre_hits + b->pre_hits + bad->pre_hits +
+			d->pre_hits, 0);
+	/* The earlier entries were really taken out: they register again. */
+	clear_for_reuse(&a->kp);
+	clear_for_reuse(&b->kp);
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &a->kp), 0);
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &b->kp), 0);
+	kprobes_test_target(0);
+	kprobes_test_other(0);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
+}
+
+static void unregister_kprobes_partly_registered(struct kunit *test)
+{
+	struct test_probe *a = probe_at(test, 'A', NULL, kprobes_test_target);
+	struct test_probe *never = probe_at(test, 'N', NULL, kprobes_test_other);
+	struct test_probe *b = probe_at(test, 'B', NULL, kprobes_test_marked);
+	struct kprobe *kps[] = { &a->kp, &never->kp, &b->kp };
+
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &a->kp), 0);
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &b->kp), 0);
+	unregister_kprobes(kps, ARRAY_SIZE(kps));
+	kunit_remove_action(test, unregister_kprobe_action, &a->kp);
+	kunit_remove_action(test, unregister_kprobe_action, &b->kp);
+	KUNIT_EXPECT_NULL(test, never->kp.addr);
+	kprobes_test_target(0);
+	kprobes_test_other(0);
+	kprobes_test_marked(0);
+	KUNIT_EXPECT_EQ(test, a->pre_hits + never->pre_hits + b->pre_hits, 0);
+	clear_for_reuse(&a->kp);
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &a->kp), 0);
+}
+
+#ifdef CONFIG_KRETPROBES
+
+/* kretprobes, with KUnit cleanup as for kprobes */
+KUNIT_DEFINE_ACTION_WRAPPER(unregister_kretprobe_action, unregister_kretprobe,
+			    struct kretprobe *);
+
+static int reg_kretprobe(struct kunit *test, struct kretprobe *rp)
+{
+	int ret = register_kretprobe(rp);
+
+	if (ret)
+		return ret;
+	return kunit_add_action_or_reset(test, unregister_kretprobe_action, rp);
+}
+
+static void unreg_kretprobe(struct kunit *test, struct kretprobe *rp)
+{
+	kunit_release_action(test, unregister_kretprobe_action, rp);
+}
+
+#define MAX_RETURNS	8
+
+struct test_kretprobe {
+	struct kretprobe rp;
+	char id;
+	struct call_log *log;
+	int entry_hits;
+	int ret_hits;
+	bool filter_odd;		/* entry_handler refuses odd arguments */
+	unsigned long retvals[MAX_RETURNS];
+	unsigned long ret_retaddr;
+	struct kretprobe *entry_rp;
+	struct kretprobe *ret_rp;
+	struct task_struct *entry_task;
+	struct task_struct *ret_task;
+	bool ret_preemptible;
+	int data_mismatches;
+	struct stack_capture *capture;	/* where the return handler saves a trace */
+};
+
+static struct test_kretprobe *to_test_kretprobe(struct kretprobe_instance *ri)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	return rp ? container_of(rp, struct test_kretprobe, rp) : NULL;
+}
+
+static int record_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct test_kretprobe *tr = to_test_kretprobe(ri);
+	unsigned long arg = first_arg(regs);
+
+	if (!tr)
+		return 0;
+	tr->entry_hits++;
+	tr->entry_rp = get_kretprobe(ri);
+	tr->entry_task = current;
+	log_call(tr->log, tr->id);
+	if (tr->rp.data_size >= sizeof(u32))
+		*(u32 *)ri->data = arg;
+	return tr->filter_odd && (arg & 1);
+}
+
+static int record_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct test_kretprobe *tr = to_test_kretprobe(ri);
+	unsigned long retval = regs_return_value(regs);
+
+	if (!tr)
+		return 0;
+	if (tr->ret_hits < MAX_RETURNS)
+		tr->retvals[tr->ret_hits] = retval;
+	tr->ret_hits++;
+	tr->ret_rp = get_kretprobe(ri);
+	tr->ret_retaddr = get_kretprobe_retaddr(ri);
+	tr->ret_task = current;
+	tr->ret_preemptible = preemptible();
+	log_call(tr->log, tolower(tr->id));
+	/* target() and recurse() both return their argument * 3 + 1. */
+	if (tr->rp.data_size >= sizeof(u32) &&
+	    lower_32_bits(retval) != *(u32 *)ri->data * 3 + 1)
+		tr->data_mismatches++;
+	if (tr->capture)
+		capture_stack(tr->capture);
+	return 0;
+}
+
+static struct test_kretprobe *new_kretprobe(struct kunit *test, char id,
+					    void *addr)
+{
+	struct test_kretprobe *tr = kunit_kzalloc(test, sizeof(*tr), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tr);
+	tr->id = id;
+	tr->rp.kp.addr = addr;
+	tr->rp.entry_handler = record_entry;
+	tr->rp.handler = record_return;
+	return tr;
+}
+
+struct mixed_case {
+	const char *desc;
+	bool kprobe_first;
+};
+
+static const struct mixed_case mixed_cases[] = {
+	{ "kprobe first", true },
+	{ "kretprobe first", false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(mixed, mixed_cases, desc);
+
+static void kretprobe_on_kprobe_aggregate(struct kunit *test)
+{
+	const struct mixed_case *mc = test->param_value;
+	struct call_log log = {};
+	struct test_kretprobe *tr;
+	struct test_probe *tp;
+
+	tp = probe_at(test, 'K', &log, kprobes_test_target);
+	tr = new_kretprobe(test, 'E', kprobes_test_target);
+	tr->log = &log;
+	if (mc->kprobe_first) {
+		KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+		KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	} else {
+		KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+		KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	}
+	KUNIT_EXPECT_EQ(test, kprobes_test_target(2), 7u);
+	/* pre_handlers in registration order, the post_handler, the return */
+	KUNIT_EXPECT_STREQ(test, log.seq,
+			   mc->kprobe_first ? "KEke" : "EKke");
+	KUNIT_EXPECT_EQ(test, lower_32_bits(tr->retvals[0]), 7u);
+	unreg_kprobe(test, &tp->kp);
+	memset(&log, 0, sizeof(log));
+	kprobes_test_target(2);
+	KUNIT_EXPECT_STREQ(test, log.seq, "Ee");
+}
+
+static void register_kretprobes_rollback(struct kunit *test)
+{
+	struct test_kretprobe *a = new_kretprobe(test, 'A', kprobes_test_target);
+	struct test_kretprobe *bad = new_kretprobe(test, 'X', NULL);
+	struct test_kretprobe *c = new_kretprobe(test, 'C', kprobes_test_other);
+	struct kretprobe *rps[] = { &a->rp, &bad->rp, &c->rp };
+
+	bad->rp.kp.symbol_name = "kprobes_test_no_such_function";
+	KUNIT_EXPECT_EQ(test, register_kretprobes(rps, ARRAY_SIZE(rps)), -ENOENT);
+	kprobes_test_target(0);
+	kprobes_test_other(0);
+	KUNIT_EXPECT_EQ(test, a->entry_hits + a->ret_hits + c->entry_hits +
+			c->ret_hits, 0);
+	clear_for_reuse(&a->rp.kp);
+	KUNIT_EXPECT_EQ(test, reg_kretprobe(test, &a->rp), 0);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, a->ret_hits, 1);
+}
+
+/* kretprobes */
+
+static void kretprobe_return_value(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R', kprobes_test_target);
+	u32 i;
+
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, kprobes_test_target(i + 10), i * 3 + 31);
+	KUNIT_EXPECT_EQ(test, tr->entry_hits, 3);
+	KUNIT_ASSERT_EQ(test, tr->ret_hits, 3);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, lower_32_bits(tr->retvals[i]), i * 3 + 31);
+	KUNIT_EXPECT_FALSE(test, tr->ret_preemptible);
+	KUNIT_EXPECT_EQ(test, tr->rp.nmissed, 0);
+}
+
+static void kretprobe_entry_handler_refuses(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R', kprobes_test_target);
+	u32 i;
+
+	tr->filter_odd = true;
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	for (i = 0; i < 4; i++)
+		kprobes_test_target(i);
+	KUNIT_EXPECT_EQ(test, tr->entry_hits, 4);
+	KUNIT_ASSERT_EQ(test, tr->ret_hits, 2);
+	KUNIT_EXPECT_EQ(test, lower_32_bits(tr->retvals[0]), 1u);	/* target(0) */
+	KUNIT_EXPECT_EQ(test, lower_32_bits(tr->retvals[1]), 7u);	/* target(2) */
+	KUNIT_EXPECT_EQ(test, tr->rp.nmissed, 0);
+}
+
+static void kretprobe_instance_data(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R', kprobes_test_recurse);
+	struct call_log log = {};
+	u32 i;
+
+	tr->log = &log;
+	tr->rp.data_size = sizeof(u32);
+	tr->rp.maxactive = 8;
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	KUNIT_EXPECT_EQ(test, kprobes_test_recurse(3), 10u);
+	KUNIT_EXPECT_EQ(test, tr->entry_hits, 4);
+	KUNIT_ASSERT_EQ(test, tr->ret_hits, 4);
+	/* Each return found the data its own entry wrote. */
+	KUNIT_EXPECT_EQ(test, tr->data_mismatches, 0);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, lower_32_bits(tr->retvals[i]), i * 3 + 1);
+	KUNIT_EXPECT_STREQ(test, log.seq, "RRRRrrrr");
+}
+
+static void kretprobe_data_size_limit(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R', kprobes_test_target);
+
+	tr->rp.data_size = KRETPROBE_MAX_DATA_SIZE + 1;
+	KUNIT_EXPECT_EQ(test, reg_kretprobe(test, &tr->rp), -E2BIG);
+	tr->rp.data_size = KRETPROBE_MAX_DATA_SIZE;
+	clear_for_reuse(&tr->rp.kp);
+	tr->rp.maxactive = 2;
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tr->ret_hits, 1);
+}
+
+static void kretprobe_maxactive_nested_miss(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R', kprobes_test_recurse);
+
+	tr->rp.maxactive = 1;
+	tr->rp.data_size = sizeof(u32);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	KUNIT_EXPECT_EQ(test, kprobes_test_recurse(1), 4u);
+	KUNIT_EXPECT_EQ(test, tr->rp.nmissed, 1);
+	/* Only the outer call had an instance, and only it was seen. */
+	KUNIT_EXPECT_EQ(test, tr->entry_hits, 1);
+	KUNIT_ASSERT_EQ(test, tr->ret_hits, 1);
+	KUNIT_EXPECT_EQ(test, lower_32_bits(tr->retvals[0]), 4u);
+	KUNIT_EXPECT_EQ(test, tr->data_mismatches, 0);
+}
+
+static void kretprobe_default_maxactive(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R', kprobes_test_target);
+	int want = num_possible_cpus();
+
+	if (IS_ENABLED(CONFIG_PREEMPTION))
+		want = max(10, 2 * want);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	KUNIT_EXPECT_EQ(test, tr->rp.maxactive, want);
+}
+
+static void kretprobe_rejects_non_entry(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R', NULL);
+
+	require_mark(test);
+	tr->rp.kp.addr = mark_addr();
+	KUNIT_EXPECT_EQ(test, reg_kretprobe(test, &tr->rp), -EINVAL);
+	kprobes_test_marked(0);
+	KUNIT_EXPECT_EQ(test, tr->entry_hits + tr->ret_hits, 0);
+}
+
+static void toggle_unregistered_kretprobe(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R', kprobes_test_target);
+
+	KUNIT_EXPECT_EQ(test, enable_kretprobe(&tr->rp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kretprobe(&tr->rp), -EINVAL);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	KUNIT_EXPECT_EQ(test, disable_kretprobe(&tr->rp), 0);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tr->ret_hits, 0);
+	KUNIT_EXPECT_EQ(test, enable_kretprobe(&tr->rp), 0);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tr->ret_hits, 1);
+	unreg_kretprobe(test, &tr->rp);
+	KUNIT_EXPECT_EQ(test, enable_kretprobe(&tr->rp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kretprobe(&tr->rp), -EINVAL);
+}
+
+/*
+ * The return addresses of outer() and inner() on an unprobed run.  The
+ * functions are never inlined, so these lie in driver() and outer().
+ */
+static void stack_real_returns(struct kunit *test, unsigned long *real)
+{
+	unsigned long drv = (unsigned long)kprobes_test_stack_driver;
+	unsigned long outer = (unsigned long)kprobes_test_stack_outer;
+
+	memset(stack_seen_ret, 0, sizeof(stack_seen_ret));
+	kprobes_test_stack_driver();
+	memcpy(real, stack_seen_ret, sizeof(stack_seen_ret));
+	KUNIT_ASSERT_LT(test, real[LEVEL_OUTER] - drv,
+			symbol_size(kprobes_test_stack_driver));
+	KUNIT_ASSERT_LT(test, real[LEVEL_INNER] - outer,
+			symbol_size(kprobes_test_stack_outer));
+}
+
+static void require_kretprobe_unwinding(struct kunit *test)
+{
+	if (!IS_ENABLED(CONFIG_ARCH_CORRECT_STACKTRACE_ON_KRETPROBE) ||
+	    !IS_ENABLED(CONFIG_STACKTRACE))
+		kunit_skip(test, "stack traces do not see through kretprobes on this config");
+}
+
+static int find_entry(const struct stack_capture *c, unsigned long addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->len; i++)
+		if (c->entries[i] == addr)
+			return i;
+	return -1;
+}
+
+static void kretprobe_instance_fields(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R',
+						  kprobes_test_stack_outer);
+	unsigned long real[NR_LEVELS];
+
+	stack_real_returns(test, real);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	KUNIT_EXPECT_EQ(test, kprobes_test_stack_driver(), OUTER_VALUE + 1);
+	KUNIT_ASSERT_EQ(test, tr->ret_hits, 1);
+	KUNIT_EXPECT_PTR_EQ(test, tr->entry_rp, &tr->rp);
+	KUNIT_EXPECT_PTR_EQ(test, tr->ret_rp, &tr->rp);
+	KUNIT_EXPECT_EQ(test, tr->ret_retaddr, real[LEVEL_OUTER]);
+	KUNIT_EXPECT_PTR_EQ(test, tr->entry_task, current);
+	KUNIT_EXPECT_PTR_EQ(test, tr->ret_task, current);
+	KUNIT_EXPECT_EQ(test, tr->retvals[0], (unsigned long)OUTER_VALUE);
+	/* While probed, outer() saw the trampoline as its return address. */
+	KUNIT_EXPECT_NE(test, stack_seen_ret[LEVEL_OUTER], real[LEVEL_OUTER]);
+}
+
+static void kretprobe_stack_in_handler(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R',
+						  kprobes_test_stack_outer);
+	unsigned long real[NR_LEVELS];
+	unsigned long trampoline;
+
+	require_kretprobe_unwinding(test);
+	tr->capture = kunit_kzalloc(test, sizeof(*tr->capture), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tr->capture);
+	stack_real_returns(test, real);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	kprobes_test_stack_driver();
+	trampoline = stack_seen_ret[LEVEL_OUTER];
+	KUNIT_ASSERT_EQ(test, tr->ret_hits, 1);
+	KUNIT_ASSERT_NE(test, trampoline, real[LEVEL_OUTER]);
+	KUNIT_EXPECT_GE(test, find_entry(tr->capture, real[LEVEL_OUTER]), 0);
+	KUNIT_EXPECT_LT(test, find_entry(tr->capture, trampoline), 0);
+}
+
+/* A trace taken below a kretprobed function that has not returned yet. */
+static void kretprobe_stack_below(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R',
+						  kprobes_test_stack_outer);
+	struct stack_capture *capture;
+	unsigned long real[NR_LEVELS];
+	unsigned long trampoline;
+
+	require_kretprobe_unwinding(test);
+	capture = kunit_kzalloc(test, sizeof(*capture), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, capture);
+	stack_real_returns(test, real);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	inner_capture = capture;
+	kprobes_test_stack_driver();
+	inner_capture = NULL;
+	trampoline = stack_seen_ret[LEVEL_OUTER];
+	KUNIT_ASSERT_EQ(test, tr->ret_hits, 1);
+	KUNIT_ASSERT_NE(test, trampoline, real[LEVEL_OUTER]);
+	KUNIT_EXPECT_GE(test, find_entry(capture, real[LEVEL_INNER]), 0);
+	KUNIT_EXPECT_GE(test, find_entry(capture, real[LEVEL_OUTER]), 0);
+	KUNIT_EXPECT_LT(test, find_entry(capture, trampoline), 0);
+}
+
+/* Both outer() and inner() kretprobed: the trace unwinds through both. */
+static void kretprobe_stack_nested(struct kunit *test)
+{
+	struct test_kretprobe *outer = new_kretprobe(test, 'O',
+						     kprobes_test_stack_outer);
+	struct test_kretprobe *inner = new_kretprobe(test, 'I',
+						     kprobes_test_stack_inner);
+	unsigned long real[NR_LEVELS];
+	unsigned long trampoline;
+	int at_inner, at_outer;
+
+	require_kretprobe_unwinding(test);
+	inner->capture = kunit_kzalloc(test, sizeof(*inner->capture), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, inner->capture);
+	stack_real_returns(test, real);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &outer->rp), 0);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &inner->rp), 0);
+	kprobes_test_stack_driver();
+	trampoline = stack_seen_ret[LEVEL_INNER];
+	KUNIT_ASSERT_EQ(test, outer->ret_hits, 1);
+	KUNIT_ASSERT_EQ(test, inner->ret_hits, 1);
+	KUNIT_ASSERT_NE(test, trampoline, real[LEVEL_INNER]);
+	KUNIT_EXPECT_EQ(test, stack_seen_ret[LEVEL_OUTER], trampoline);
+	KUNIT_EXPECT_EQ(test, inner->ret_retaddr, real[LEVEL_INNER]);
+	KUNIT_EXPECT_EQ(test, outer->ret_retaddr, real[LEVEL_OUTER]);
+	at_inner = find_entry(inner->capture, real[LEVEL_INNER]);
+	at_outer = find_entry(inner->capture, real[LEVEL_OUTER]);
+	KUNIT_EXPECT_GE(test, at_inner, 0);
+	KUNIT_EXPECT_GT(test, at_outer, at_inner);
+	KUNIT_EXPECT_LT(test, find_entry(inner->capture, trampoline), 0);
+}
+
+static int sleeper_thread(void *arg)
+{
+	struct sleeper *s = arg;
+
+	s->result = kprobes_test_sleeper(s);
+	kthread_complete_and_exit(&s->done, 0);
+}
+
+static int exiting_thread(void *arg)
+{
+	kprobes_test_exit_inside(arg);
+	return 0;
+}
+
+static struct sleeper *start_sleeper(struct kunit *test,
+				     int (*fn)(void *arg))
+{
+	struct sleeper *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct task_struct *task;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	init_completion(&s->entered);
+	init_completion(&s->release);
+	init_completion(&s->done);
+	task = kthread_run(fn, s, "kprobes_test");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	/* The thread gives up by itself, so this wait is bounded too. */
+	if (!wait_for_completion_timeout(&s->entered, SLEEPER_PATIENCE)) {
+		complete(&s->release);
+		wait_for_completion(&s->done);
+		KUNIT_FAIL_AND_ABORT(test, "helper thread never reached its probe");
+	}
+	return s;
+}
+
+static void kretprobe_unregister_in_flight(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R', kprobes_test_sleeper);
+	struct sleeper *s;
+
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	s = start_sleeper(test, sleeper_thread);
+	unreg_kretprobe(test, &tr->rp);
+	complete(&s->release);
+	wait_for_completion(&s->done);
+	/* unregistering did not wait for the sleeper to return */
+	KUNIT_EXPECT_FALSE(test, s->gave_up);
+	KUNIT_EXPECT_EQ(test, s->result, SLEEPER_COOKIE);
+	KUNIT_EXPECT_EQ(test, tr->entry_hits, 1);
+	KUNIT_EXPECT_EQ(test, tr->ret_hits, 0);
+}
+
+static void kretprobe_task_exit_reclaims(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R',
+						  kprobes_test_exit_inside);
+	struct sleeper *s;
+	int tries;
+
+	tr->rp.maxactive = 1;
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	s = start_sleeper(test, exiting_thread);
+	/* The only instance is held by the sleeping thread. */
+	KUNIT_EXPECT_EQ(test, kprobes_test_exit_inside(NULL), EXIT_COOKIE);
+	KUNIT_EXPECT_EQ(test, tr->rp.nmissed, 1);
+	KUNIT_EXPECT_EQ(test, tr->ret_hits, 0);
+	complete(&s->release);
+	wait_for_completion(&s->done);
+	KUNIT_EXPECT_FALSE(test, s->gave_up);
+	/* Once the thread is reaped its instance is back in the pool. */
+	for (tries = 0; tries < 250 && !tr->ret_hits; tries++) {
+		msleep(20);
+		kprobes_test_exit_inside(NULL);
+	}
+	KUNIT_EXPECT_EQ(test, tr->ret_hits, 1);
+	KUNIT_EXPECT_EQ(test, lower_32_bits(tr->retvals[0]), EXIT_COOKIE);
+}
+
+#endif /* CONFIG_KRETPROBES */
+
+static int kprobes_test_suite_init(struct kunit_suite *suite)
+{
+	mark_offset = find_mark();
+	return 0;
+}
+
+static struct kunit_case kprobes_test_cases[] = {
+	KUNIT_CASE(register_by_symbol),
+	KUNIT_CASE_PARAM(register_by_address, place_gen_params),
+	KUNIT_CASE(register_symbol_offset),
+	KUNIT_CASE(register_address_offset),
+	KUNIT_CASE(reject_address_and_symbol),
+	KUNIT_CASE(reject_no_location),
+	KUNIT_CASE(reject_unknown_symbol),
+	KUNIT_CASE(reject_inside_instruction),
+	KUNIT_CASE_PARAM(offset_past_end_is_literal, offset_gen_params),
+	KUNIT_CASE_PARAM(reject_non_text, non_text_gen_params),
+	KUNIT_CASE_PARAM(reject_blacklisted, blacklist_gen_params),
+	KUNIT_CASE(reject_blacklisted_address),
+	KUNIT_CASE_PARAM(reject_kprobes_code, own_code_gen_params),
+	KUNIT_CASE_PARAM(reject_noinstr, noinstr_gen_params),
+	KUNIT_CASE(reject_registered_again),
+	KUNIT_CASE(unregister_unregistered),
+	KUNIT_CASE(register_again_after_unregister),
+	KUNIT_CASE_PARAM(pre_handler_regs, place_gen_params),
+	KUNIT_CASE(pre_handler_redirect),
+	KUNIT_CASE(post_handler_after_insn),
+	KUNIT_CASE_PARAM(missed_in_own_handlers, place_gen_params),
+	KUNIT_CASE(missed_in_other_handler),
+	KUNIT_CASE(registered_disabled),
+	KUNIT_CASE_PARAM(disable_enable_sequence, toggle_gen_params),
+	KUNIT_CASE(toggle_unregistered_kprobe),
+	KUNIT_CASE_PARAM(aggregate_order, place_gen_params),
+	KUNIT_CASE_PARAM(aggregate_remove_middle, place_gen_params),
+	KUNIT_CASE_PARAM(aggregate_disable_one, place_gen_params),
+	KUNIT_CASE_PARAM(aggregate_add_remove_readd, order_gen_params),
+	KUNIT_CASE(register_kprobes_rollback),
+	KUNIT_CASE(unregister_kprobes_partly_registered),
+#ifdef CONFIG_KRETPROBES
+	KUNIT_CASE(toggle_unregistered_kretprobe),
+	KUNIT_CASE_PARAM(kretprobe_on_kprobe_aggregate, mixed_gen_params),
+	KUNIT_CASE(register_kretprobes_rollback),
+	KUNIT_CASE(kretprobe_return_value),
+	KUNIT_CASE(kretprobe_entry_handler_refuses),
+	KUNIT_CASE(kretprobe_instance_data),
+	KUNIT_CASE(kretprobe_data_size_limit),
+	KUNIT_CASE(kretprobe_instance_fields),
+	KUNIT_CASE(kretprobe_maxactive_nested_miss),
+	KUNIT_CASE(kretprobe_default_maxactive),
+	KUNIT_CASE(kretprobe_rejects_non_entry),
+	KUNIT_CASE(kretprobe_unregister_in_flight),
+	KUNIT_CASE(kretprobe_task_exit_reclaims),
+	KUNIT_CASE(kretprobe_stack_in_handler),
+	KUNIT_CASE(kretprobe_stack_below),
+	KUNIT_CASE(kretprobe_stack_nested),
+#endif
+	{}
+};
+
+static struct kunit_suite kprobes_test_suite = {
+	.name = "kprobes_test",
+	.suite_init = kprobes_test_suite_init,
+	.test_cases = kprobes_test_cases,
+};
+
+kunit_test_suites(&kprobes_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for kprobes and kretprobes");
+MODULE_LICENSE("GPL");
