@@ -90,6 +90,7 @@ build() {
 		kmake INSTALL_MOD_PATH="$KP_BUILD_OUT/modroot" INSTALL_MOD_STRIP=1 \
 		DEPMOD=/sbin/depmod modules_install
 	build_external
+	build_guest_progs
 }
 
 # The harness's own modules (benchmark, test helpers) are built out of tree
@@ -114,6 +115,16 @@ build_external() {
 	echo 'obj-m += test_kprobes_upstream.o' >"$dst/Kbuild"
 	run_step "building upstream's test_kprobes from the base" "$KP_BUILD_OUT/build.log" \
 		kmake M="$dst" modules
+}
+
+# The guest's own programs (harness/guest-progs/*.c), static, for its arch.
+build_guest_progs() {
+	local c dst=$KP_BUILD_OUT/guest-progs
+	mkdir -p "$dst"
+	for c in "$KP_HARNESS"/guest-progs/*.c; do
+		run_step "building $(basename "$c")" "$KP_BUILD_OUT/build.log" \
+			"${KP_CROSS}gcc" -static -O2 -Wall -o "$dst/$(basename "$c" .c)" "$c"
+	done
 }
 
 kernel_release() {

@@ -6,11 +6,11 @@ KP_RESULTS=$KP_ROOT/out/logs
 mkdir -p "$KP_RESULTS"
 
 # The initramfs: busybox, /init, the guest jobs, installed modules, the
-# harness modules and the selftests the jobs run.
+# harness modules and programs, and the selftests the jobs run.
 make_initramfs() {
 	local root=$KP_BUILD_OUT/initramfs img=$KP_BUILD_OUT/initramfs.cpio
 	rm -rf "$root"
-	mkdir -p "$root"/{bin,kp/ext,lib}
+	mkdir -p "$root"/{bin,kp/bin,kp/ext,lib}
 	cp "$(busybox_for "$KP_ARCH")" "$root/bin/busybox"
 	cp "$KP_HARNESS/guest/init" "$root/init"
 	chmod 755 "$root/init"
@@ -18,6 +18,7 @@ make_initramfs() {
 	cp -r "$KP_HARNESS/guest/jobs" "$root/kp/"
 	cp -r "$KP_BUILD_OUT/modroot/lib/modules" "$root/lib/"
 	find "$KP_BUILD_OUT/ext" -name '*.ko' -exec cp {} "$root/kp/ext/" \; 2>/dev/null || true
+	cp "$KP_BUILD_OUT"/guest-progs/* "$root/kp/bin/" 2>/dev/null || true
 	cp -r "$KP_BUILD_SRC/tools/testing/selftests/ftrace" "$root/kp/ftrace"
 	if [ -d "$KP_BUILD_SRC/tools/testing/selftests/kprobes" ]; then
 		cp -r "$KP_BUILD_SRC/tools/testing/selftests/kprobes" "$root/kp/kselftest"

@@ -9,7 +9,12 @@
  *
  * The suite loads and unloads the module; a probe on it must go [GONE] and
  * come back when the module does.
+ *
+ * kptarget_may_fail() returns 0 and is marked injectable, for fail_function
+ * (the users suite): writing anything to .../parameters/may_fail calls it
+ * once, the write returns what it returned, and may_fail_ret keeps it.
  */
+#include <linux/error-injection.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -41,6 +46,13 @@ static __used noinline __noipa __init int kptarget_init_fn(int x)
 	return x + 0x1d;
 }
 
+/* Not a constant to the caller: fail_function overrides its return. */
+static __used noinline __noipa int kptarget_may_fail(int x)
+{
+	return x;
+}
+ALLOW_ERROR_INJECTION(kptarget_may_fail, ERRNO);
+
 static unsigned int kptarget_calls;
 module_param_named(calls, kptarget_calls, uint, 0444);
 MODULE_PARM_DESC(calls, "how many calls the trigger has made");
@@ -71,6 +83,22 @@ static const struct kernel_param_ops trigger_ops = {
 };
 module_param_cb(trigger, &trigger_ops, NULL, 0200);
 MODULE_PARM_DESC(trigger, "write N: call kptarget_func() and kptarget_ret() N times");
+
+static int kptarget_may_fail_ret;
+module_param_named(may_fail_ret, kptarget_may_fail_ret, int, 0444);
+MODULE_PARM_DESC(may_fail_ret, "what the last call of kptarget_may_fail() returned");
+
+static int may_fail_set(const char *val, const struct kernel_param *kp)
+{
+	kptarget_may_fail_ret = kptarget_may_fail(0);
+	return kptarget_may_fail_ret;
+}
+
+static const struct kernel_param_ops may_fail_ops = {
+	.set = may_fail_set,
+};
+module_param_cb(may_fail, &may_fail_ops, NULL, 0200);
+MODULE_PARM_DESC(may_fail, "write anything: call kptarget_may_fail(), fail as it does");
 
 static int __init kptarget_init(void)
 {

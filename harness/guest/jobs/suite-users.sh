@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-2.0
+# The kernel's own users of kprobes keep working: perf's kprobe PMU (kprobe
+# and kretprobe), a BPF kprobe program attached through perf, and
+# fail_function fault injection on kptarget_may_fail() in the harness
+# module kptarget (harness/modules/kptarget).  The perf and BPF cases run
+# /kp/bin/kpusers (harness/guest-progs/kpusers.c).
+. /kp/lib.sh
+
+KPUSERS=/kp/bin/kpusers
+LIST=/sys/kernel/debug/kprobes/list
+FF=/sys/kernel/debug/fail_function
+KO=/kp/ext/kptarget.ko
+PARAMS=/sys/module/kptarget/parameters
+FN=kptarget_may_fail
+# -EIO as the u64 the retval file takes (it does not parse "-5").
+EIO_U64=0xfffffffffffffffb
+FORKS=20
+
+fail() {
+	echo "$*"
+	return 1
+}
+
+expect_eq() {	# got want what
+	[ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"
+}
+
+kpusers() {
+	[ -x $KPUSERS ] || fail "$KPUSERS was not built into the initramfs" || return 1
+	$KPUSERS "$@"
+}
+
+clone_probes() {
+	grep -c '  kernel_clone+0x' $LIST
+}
+
+# The perf and BPF probes are local to their events: closing them must
+# unregister every one.
+CLONE_BEFORE=
+users_leave_no_probe() {
+	[ -r $LIST ] || fail "$LIST not readable" || return 1
+	i=0
+	while [ "$(clone_probes)" != "$CLONE_BEFORE" ] && [ $i -lt 5 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	expect_eq "$(clone_probes)" "$CLONE_BEFORE" "probes on kernel_clone after the users closed" ||
+		{ grep kernel_clone $LIST; return 1; }
+}
+
+loaded_here=
+load_target() {
+	[ -f $KO ] || fail "$KO was not built" || return 1
+	if ! grep -q '^kptarget ' /proc/modules; then
+		insmod $KO || return 1
+		loaded_here=1
+	fi
+	[ -w $PARAMS/may_fail ] ||
+		fail "kptarget has no may_fail parameter (kptarget_may_fail missing)" || return 1
+	grep -q "^$FN" $FF/injectable ||
+		fail "$FN is not in $FF/injectable: $(cat $FF/injectable)"
+}
+
+# call_target: call kptarget_may_fail() once; its return value is the
+# write's status, and is kept in may_fail_ret.
+call_target() {
+	echo 1 >$PARAMS/may_fail
+}
+
+fn_listed() {
+	grep -qE "^[0-9a-f]{16}  k  $FN\+0x0  \[kptarget\]  " $LIST
+}
+
+injected_error_returned() {
+	echo 0 >$FF/verbose && echo 1 >$FF/interval && echo -1 >$FF/times &&
+		echo 100 >$FF/probability || fail "setting the fault attributes failed" || return 1
+	echo $FN >$FF/inject || fail "echo $FN > inject failed" || return 1
+	echo $EIO_U64 >$FF/$FN/retval || fail "writing $EIO_U64 to $FN/retval failed" || return 1
+	expect_eq "$(cat $FF/$FN/retval)" fffffffffffffffb "retval read back" || return 1
+	case $(cat $FF/inject) in
+	"$FN"*) ;;
+	*) fail "inject lists '$(cat $FF/inject)', want $FN" || return 1 ;;
+	esac
+	if call_target 2>/dev/null; then
+		fail "the write succeeded while -EIO was injected"
+		return 1
+	fi
+	expect_eq "$(cat $PARAMS/may_fail_ret)" -5 "kptarget_may_fail() returned"
+}
+
+listed_while_injecting() {
+	fn_listed || fail "no kprobe on $FN+0x0 in the list: $(cat $LIST)"
+}
+
+cleared_call_succeeds() {
+	echo >$FF/inject || fail "echo > inject failed" || return 1
+	expect_eq "$(cat $FF/inject)" "" "inject after clearing" || return 1
+	[ ! -e $FF/$FN ] || fail "$FF/$FN still exists" || return 1
+	call_target || fail "the write failed with nothing injected" || return 1
+	expect_eq "$(cat $PARAMS/may_fail_ret)" 0 "kptarget_may_fail() returned"
+}
+
+gone_after_clearing() {
+	if fn_listed; then
+		fail "still listed: $(grep $FN $LIST)"
+		return 1
+	fi
+}
+
+cleanup() {
+	echo >$FF/inject
+	[ -n "$loaded_here" ] && rmmod kptarget
+}
+
+tap_begin users 9
+CLONE_BEFORE=$(clone_probes)
+check "perf kprobe PMU: kernel_clone counted on each of $FORKS forks" \
+	kpusers perf-kprobe kernel_clone $FORKS
+check "perf kprobe PMU (retprobe bit): each of $FORKS kernel_clone returns counted" \
+	kpusers perf-kretprobe kernel_clone $FORKS
+check "BPF kprobe program: runs once per kernel_clone hit ($FORKS forks)" \
+	kpusers bpf-kprobe kernel_clone $FORKS
+check "perf and BPF users leave no probe on kernel_clone" users_leave_no_probe
+check "kptarget loads; $FN is injectable" load_target
+check "fail_function: the injected -EIO is what the call returns" injected_error_returned
+check "fail_function: its kprobe is listed while injecting" listed_while_injecting
+check "fail_function: inject cleared, the call succeeds again" cleared_call_succeeds
+check "fail_function: its kprobe is gone after clearing" gone_after_clearing
+cleanup >/dev/null 2>&1
