@@ -23,6 +23,10 @@
 #include <linux/sched.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
+#ifdef CONFIG_X86_64
+#include <asm/asm.h>
+#include <asm/processor-flags.h>
+#endif
 
 /*
  * kprobes_test_marked() moves MARK_BEFORE and then MARK_AFTER into one fixed
@@ -1595,7 +1599,165 @@ static int kprobes_test_suite_init(struct kunit_suite *suite)
 	return 0;
 }
 
+/*
+ * x86: one probe on each kind of instruction the backend must emulate or
+ * fix up, inside a function whose result shows whether the instruction
+ * took effect as if it had run in place.  The label on the probed
+ * instruction gives its address.
+ */
+#ifdef CONFIG_X86_64
+static u32 kpt_rip_word __used = 0x1234abcdu;
+
+static __used noinline __noipa u32 kpt_callee(void)
+{
+	return 0x77u;
+}
+
+static __used noinline __noipa u32 kpt_insn_jcc(u32 x)
+{
+	u32 r;
+
+	asm volatile("test %1, %1\n\t"
+		     ".globl kpt_at_jcc\n"
+		     "kpt_at_jcc:\n\t"
+		     "jz 1f\n\t"
+		     "mov $1, %0\n\t"
+		     "jmp 2f\n"
+		     "1:\tmov $2, %0\n"
+		     "2:\n"
+		     : "=r" (r) : "r" (x) : "cc");
+	return r;
+}
+
+static __used noinline __noipa u32 kpt_insn_jmp(u32 x)
+{
+	u32 r = x;
+
+	/* A non-zero x jumps over the probe into what it skips. */
+	asm volatile("test %0, %0\n\t"
+		     "jnz 2f\n\t"
+		     ".globl kpt_at_jmp\n"
+		     "kpt_at_jmp:\n\t"
+		     "jmp 1f\n"
+		     "2:\tmov $100, %0\n"
+		     "1:\tadd $5, %0\n"
+		     : "+r" (r) : : "cc");
+	return r;
+}
+
+static __used noinline __noipa u32 kpt_insn_loop(u32 x)
+{
+	u32 r = 0;
+
+	asm volatile("mov %1, %%ecx\n"
+		     "1:\tadd $1, %0\n\t"
+		     ".globl kpt_at_loop\n"
+		     "kpt_at_loop:\n\t"
+		     "loop 1b\n"
+		     : "+r" (r) : "r" (x) : "rcx", "cc");
+	return r;
+}
+
+static __used noinline __noipa u32 kpt_insn_rip(u32 x)
+{
+	u32 r;
+
+	asm volatile(".globl kpt_at_rip\n"
+		     "kpt_at_rip:\n\t"
+		     "movl kpt_rip_word(%%rip), %0\n"
+		     : "=r" (r));
+	return r + x;
+}
+
+static __used noinline __noipa u32 kpt_insn_call(u32 x)
+{
+	u32 r;
+
+	asm volatile(".globl kpt_at_call\n"
+		     "kpt_at_call:\n\t"
+		     "call kpt_callee\n"
+		     : "=a" (r), ASM_CALL_CONSTRAINT
+		     : : "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10",
+		       "r11", "memory", "cc");
+	return r + x;
+}
+
+static __used noinline __noipa u32 kpt_insn_icall(u32 x)
+{
+	u32 (*fn)(void) = kpt_callee;
+	u32 r;
+
+	OPTIMIZER_HIDE_VAR(fn);
+	asm volatile(".globl kpt_at_icall\n"
+		     "kpt_at_icall:\n\t"
+		     "call *%%rdx\n"
+		     : "=a" (r), "+d" (fn), ASM_CALL_CONSTRAINT
+		     : : "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11",
+		       "memory", "cc");
+	return r + x;
+}
+
+/* pushf in the slot would see IF clear; emulated, it sees the caller's. */
+static __used noinline __noipa u32 kpt_insn_pushf(u32 x)
+{
+	unsigned long flags;
+
+	asm volatile(".globl kpt_at_pushf\n"
+		     "kpt_at_pushf:\n\t"
+		     "pushf\n\t"
+		     "pop %0\n"
+		     : "=r" (flags), ASM_CALL_CONSTRAINT);
+	return !!(flags & X86_EFLAGS_IF) + x;
+}
+
+extern const u8 kpt_at_jcc[], kpt_at_jmp[], kpt_at_loop[], kpt_at_rip[];
+extern const u8 kpt_at_call[], kpt_at_icall[], kpt_at_pushf[];
+#endif
+
+struct insn_case {
+	const char *desc;
+	const u8 *at;
+	u32 (*fn)(u32 x);
+	u32 arg;
+	u32 want;
+	int hits;
+};
+
+static const struct insn_case insn_cases[] = {
+#ifdef CONFIG_X86_64
+	{ "jcc taken", kpt_at_jcc, kpt_insn_jcc, 0, 2, 1 },
+	{ "jcc not taken", kpt_at_jcc, kpt_insn_jcc, 3, 1, 1 },
+	{ "jmp rel8", kpt_at_jmp, kpt_insn_jmp, 0, 5, 1 },
+	{ "loop", kpt_at_loop, kpt_insn_loop, 3, 3, 3 },
+	{ "rip-relative load", kpt_at_rip, kpt_insn_rip, 1, 0x1234abceu, 1 },
+	{ "call rel32", kpt_at_call, kpt_insn_call, 1, 0x78u, 1 },
+	{ "indirect call", kpt_at_icall, kpt_insn_icall, 2, 0x79u, 1 },
+	{ "pushf sees IF", kpt_at_pushf, kpt_insn_pushf, 0, 1, 1 },
+#else
+	{ "not x86_64", NULL, NULL, 0, 0, 0 },
+#endif
+};
+
+KUNIT_ARRAY_PARAM_DESC(insn, insn_cases, desc);
+
+static void x86_insn_in_place(struct kunit *test)
+{
+	const struct insn_case *ic = test->param_value;
+	struct test_probe *tp;
+
+	if (!ic->at)
+		kunit_skip(test, "the instruction classes are x86_64's");
+	tp = probe_at(test, 'A', NULL, (void *)ic->at);
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_EQ(test, ic->fn(ic->arg), ic->want);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, ic->hits);
+	KUNIT_EXPECT_EQ(test, tp->post_hits, ic->hits);
+	unreg_kprobe(test, &tp->kp);
+	KUNIT_EXPECT_EQ(test, ic->fn(ic->arg), ic->want);
+}
+
 static struct kunit_case kprobes_test_cases[] = {
+	KUNIT_CASE_PARAM(x86_insn_in_place, insn_gen_params),
 	KUNIT_CASE(register_by_symbol),
 	KUNIT_CASE_PARAM(register_by_address, place_gen_params),
 	KUNIT_CASE(register_symbol_offset),
