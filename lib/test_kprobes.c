@@ -23,8 +23,10 @@
 #include <linux/sched.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 #ifdef CONFIG_X86_64
 #include <asm/asm.h>
+#include <asm/extable.h>
 #include <asm/processor-flags.h>
 #endif
 
@@ -1710,6 +1712,24 @@ static __used noinline __noipa u32 kpt_insn_pushf(u32 x)
 	return !!(flags & X86_EFLAGS_IF) + x;
 }
 
+/*
+ * A load with an exception-table fixup: a fault skips to the end and
+ * leaves the value the caller put in.
+ */
+static __used noinline __noipa u32 kpt_insn_fault(const u32 *src)
+{
+	u32 r = 0xdeadu;
+
+	asm volatile(".globl kpt_at_fault\n"
+		     "kpt_at_fault:\n"
+		     "1:\tmovl (%1), %0\n"
+		     "2:\n"
+		     _ASM_EXTABLE(1b, 2b)
+		     : "+r" (r) : "r" (src) : "memory");
+	return r;
+}
+
+extern const u8 kpt_at_fault[];
 extern const u8 kpt_at_jcc[], kpt_at_jmp[], kpt_at_loop[], kpt_at_rip[];
 extern const u8 kpt_at_call[], kpt_at_icall[], kpt_at_pushf[];
 #endif
@@ -1740,6 +1760,35 @@ static const struct insn_case insn_cases[] = {
 
 KUNIT_ARRAY_PARAM_DESC(insn, insn_cases, desc);
 
+/*
+ * The probed instruction faults in its slot: the fault must look as if it
+ * happened in place, so that the function's own fixup applies.
+ */
+static void x86_fault_in_probed_insn(struct kunit *test)
+{
+#ifdef CONFIG_X86_64
+	struct test_probe *tp;
+	u32 *page, good = 5;
+
+	page = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	tp = probe_at(test, 'A', NULL, (void *)kpt_at_fault);
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_insn_fault(&good), 5u);
+	/* The guard page after a vmalloc area is never mapped. */
+	KUNIT_EXPECT_EQ(test, kpt_insn_fault(page + PAGE_SIZE / sizeof(u32)),
+			0xdeadu);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 2);
+	/* The faulting run never completes the instruction: no post. */
+	KUNIT_EXPECT_EQ(test, tp->post_hits, 1);
+	unreg_kprobe(test, &tp->kp);
+	vfree(page);
+	KUNIT_EXPECT_EQ(test, kpt_insn_fault(&good), 5u);
+#else
+	kunit_skip(test, "the fault case uses an x86_64 exception-table load");
+#endif
+}
+
 static void x86_insn_in_place(struct kunit *test)
 {
 	const struct insn_case *ic = test->param_value;
@@ -1758,6 +1807,7 @@ static void x86_insn_in_place(struct kunit *test)
 
 static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE_PARAM(x86_insn_in_place, insn_gen_params),
+	KUNIT_CASE(x86_fault_in_probed_insn),
 	KUNIT_CASE(register_by_symbol),
 	KUNIT_CASE_PARAM(register_by_address, place_gen_params),
 	KUNIT_CASE(register_symbol_offset),
