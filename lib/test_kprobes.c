@@ -16,6 +16,7 @@
 #include <linux/delay.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/jump_label.h>
 #include <linux/kthread.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
@@ -1789,6 +1790,35 @@ static void x86_fault_in_probed_insn(struct kunit *test)
 #endif
 }
 
+static DEFINE_STATIC_KEY_FALSE(kpt_key);
+
+static __used noinline __noipa u32 kpt_keyed(u32 x)
+{
+	if (static_branch_unlikely(&kpt_key))
+		return x + 1;
+	return x;
+}
+
+/* A jump label site belongs to the jump label code: no probe there. */
+static void reject_jump_label_site(struct kunit *test)
+{
+#ifdef CONFIG_JUMP_LABEL
+	struct jump_entry *e = THIS_MODULE->jump_entries;
+	struct jump_entry *end = e + THIS_MODULE->num_jump_entries;
+	struct test_probe *tp;
+
+	while (e < end && jump_entry_key(e) != &kpt_key.key)
+		e++;
+	KUNIT_ASSERT_TRUE_MSG(test, e < end, "no jump entry for kpt_key");
+	tp = probe_at(test, 'A', NULL, (void *)jump_entry_code(e));
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &tp->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_keyed(1), 1u);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+#else
+	kunit_skip(test, "CONFIG_JUMP_LABEL is off: no jump label sites");
+#endif
+}
+
 static void x86_insn_in_place(struct kunit *test)
 {
 	const struct insn_case *ic = test->param_value;
@@ -1808,6 +1838,7 @@ static void x86_insn_in_place(struct kunit *test)
 static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE_PARAM(x86_insn_in_place, insn_gen_params),
 	KUNIT_CASE(x86_fault_in_probed_insn),
+	KUNIT_CASE(reject_jump_label_site),
 	KUNIT_CASE(register_by_symbol),
 	KUNIT_CASE_PARAM(register_by_address, place_gen_params),
 	KUNIT_CASE(register_symbol_offset),
