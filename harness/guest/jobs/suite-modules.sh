@@ -291,9 +291,25 @@ cleanup() {
 	[ -z "$(cat $LIST)" ] || fail "left in the list: $(cat $LIST)"
 }
 
-tap_begin modules 20
+# perf probe reads "0xSTART-0xEND<TAB>symbol"; with root's view the
+# addresses are real.  get_kprobe is NOKPROBE, register_kprobe is the
+# kprobes API, and the entry code is the architecture's.
+blacklist_published() {
+	bl=/sys/kernel/debug/kprobes/blacklist
+	case $(uname -m) in
+	x86_64) entry=entry_SYSCALL_64 ;;
+	*) entry=el0t_64_sync ;;
+	esac
+	for sym in get_kprobe register_kprobe $entry; do
+		grep -qE "^0x[0-9a-f]{16}-0x[0-9a-f]{16}	$sym\$" $bl ||
+			fail "$sym is not in $bl in perf's format" || return 1
+	done
+	! grep -qE "^0x0{16}-" $bl || fail "addresses hidden from root" || return 1
+}
+
+tap_begin modules 21
 if [ ! -w $EVENTS ] || [ ! -r $LIST ]; then
-	for i in $(seq 20); do
+	for i in $(seq 21); do
 		skip "case $i" "no kprobe_events or no debugfs kprobes/list"
 	done
 	exit 0
@@ -322,4 +338,5 @@ check "probe on __init text set before insmod fires once" init_probe_fires_once
 check "init text freed: the init probe is no longer live" init_probe_dropped
 check "the init probe's event is removed, the list is empty" init_event_removed
 check "slot page freed with its last probe" slot_page_freed
+check "blacklist file: NOKPROBE, kprobes' own and entry code, perf's format" blacklist_published
 cleanup >/dev/null 2>&1
