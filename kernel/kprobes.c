@@ -685,8 +685,9 @@ NOKPROBE_SYMBOL(register_kprobes);
  * @kps: the probes
  * @num: how many
  *
- * Entries that were not registered get their addr cleared.  Waits for
- * one grace period for the whole batch.
+ * Entries that were not registered get their addr cleared.  The entry
+ * probe of a kretprobe may be given too: its instance pool goes with it.
+ * Waits for one grace period for the whole batch.
  */
 void unregister_kprobes(struct kprobe **kps, int num)
 {
@@ -704,14 +705,20 @@ void unregister_kprobes(struct kprobe **kps, int num)
 				pr_warn("unregistering %pS: not registered\n",
 					kps[i]->addr);
 				kps[i]->addr = NULL;
+				continue;
 			}
+			kretprobe_detach(kps[i]);
 		}
 	}
 
 	synchronize_rcu();
 	scoped_guard(mutex, &kprobe_mutex) {
-		for (i = 0; i < num; i++)
+		for (i = 0; i < num; i++) {
+			if (IS_ERR(retired[i]))
+				continue;
 			__unregister_kprobe_bottom(retired[i]);
+			kretprobe_release(kps[i]);
+		}
 	}
 	kfree(retired);
 }

@@ -62,6 +62,8 @@ void __unregister_kprobe_bottom(struct kprobe *retired);
 #ifdef CONFIG_KRETPROBES
 bool kprobe_is_kretprobe(struct kprobe *p);
 void __init kretprobe_blacklist_init(void);
+void kretprobe_detach(struct kprobe *p);
+void kretprobe_release(struct kprobe *p);
 #else
 static inline bool kprobe_is_kretprobe(struct kprobe *p)
 {
@@ -69,6 +71,8 @@ static inline bool kprobe_is_kretprobe(struct kprobe *p)
 }
 
 static inline void kretprobe_blacklist_init(void) { }
+static inline void kretprobe_detach(struct kprobe *p) { }
+static inline void kretprobe_release(struct kprobe *p) { }
 #endif
 
 /* kprobes_ftrace.c */

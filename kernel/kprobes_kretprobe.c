@@ -351,6 +351,20 @@ static void kretprobe_pool_finish(struct kretprobe *rp)
 	rp->pool = NULL;
 }
 
+/* unregister_kprobes() took @p out: no new instance may use its pool. */
+void kretprobe_detach(struct kprobe *p)
+{
+	if (kprobe_is_kretprobe(p))
+		kretprobe_pool_orphan(container_of(p, struct kretprobe, kp));
+}
+
+/* After the grace period that followed kretprobe_detach(). */
+void kretprobe_release(struct kprobe *p)
+{
+	if (kprobe_is_kretprobe(p))
+		kretprobe_pool_finish(container_of(p, struct kretprobe, kp));
+}
+
 static int __register_kretprobe(struct kretprobe *rp)
 {
 	int ret;
@@ -410,36 +424,17 @@ NOKPROBE_SYMBOL(register_kretprobe);
  */
 void unregister_kretprobes(struct kretprobe **rps, int num)
 {
-	struct kprobe **retired;
+	struct kprobe **kps;
 	int i;
 
 	if (num <= 0)
 		return;
-	retired = kcalloc(num, sizeof(*retired), GFP_KERNEL | __GFP_NOFAIL);
-
-	scoped_guard(mutex, &kprobe_mutex) {
-		for (i = 0; i < num; i++) {
-			retired[i] = __unregister_kprobe_top(&rps[i]->kp);
-			if (IS_ERR(retired[i])) {
-				pr_warn("unregistering kretprobe %pS: not registered\n",
-					rps[i]->kp.addr);
-				rps[i]->kp.addr = NULL;
-				continue;
-			}
-			kretprobe_pool_orphan(rps[i]);
-		}
-	}
-
-	synchronize_rcu();
-	scoped_guard(mutex, &kprobe_mutex) {
-		for (i = 0; i < num; i++) {
-			if (IS_ERR(retired[i]))
-				continue;
-			__unregister_kprobe_bottom(retired[i]);
-			kretprobe_pool_finish(rps[i]);
-		}
-	}
-	kfree(retired);
+	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL | __GFP_NOFAIL);
+	for (i = 0; i < num; i++)
+		kps[i] = &rps[i]->kp;
+	/* It detaches and releases the pools as it goes. */
+	unregister_kprobes(kps, num);
+	kfree(kps);
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobes);
 NOKPROBE_SYMBOL(unregister_kretprobes);
