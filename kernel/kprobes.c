@@ -68,7 +68,7 @@ bool kprobes_initialized;
  * What current_kprobe points at while a CPU is in kprobe_busy_begin(): any
  * probe hit then is only counted.  Its address is never probed.
  */
-static struct kprobe kprobe_busy_marker = {
+struct kprobe kprobe_busy_marker = {
 	.addr = (kprobe_opcode_t *)kprobe_busy_begin,
 	.flags = KPROBE_FLAG_DISABLED,
 };
@@ -650,6 +650,35 @@ void unregister_kprobe(struct kprobe *p)
 EXPORT_SYMBOL_GPL(unregister_kprobe);
 NOKPROBE_SYMBOL(unregister_kprobe);
 
+/*
+ * Register entries 0 to @num - 1 of a batch with @reg, stopping at the
+ * first failure.  *@registered tells the caller how many to roll back.
+ */
+int kprobe_register_batch(void *entries, int num,
+			  int (*reg)(void *entries, int i), int *registered)
+{
+	int i, ret = 0;
+
+	*registered = 0;
+	if (num <= 0)
+		return -EINVAL;
+	if (!kprobes_initialized)
+		return -EAGAIN;
+
+	guard(mutex)(&kprobe_mutex);
+	for (i = 0; i < num && !ret; i++)
+		ret = reg(entries, i);
+	*registered = ret ? i - 1 : i;
+	return ret;
+}
+NOKPROBE_SYMBOL(kprobe_register_batch);
+
+static int register_kprobe_entry(void *entries, int i)
+{
+	return __register_kprobe(((struct kprobe **)entries)[i]);
+}
+NOKPROBE_SYMBOL(register_kprobe_entry);
+
 /**
  * register_kprobes() - set several probes, all or none
  * @kps: the probes
@@ -661,20 +690,12 @@ NOKPROBE_SYMBOL(unregister_kprobe);
  */
 int register_kprobes(struct kprobe **kps, int num)
 {
-	int i, ret = 0;
+	int registered;
+	int ret = kprobe_register_batch(kps, num, register_kprobe_entry,
+					&registered);
 
-	if (num <= 0)
-		return -EINVAL;
-	if (!kprobes_initialized)
-		return -EAGAIN;
-
-	scoped_guard(mutex, &kprobe_mutex) {
-		for (i = 0; i < num && !ret; i++)
-			ret = __register_kprobe(kps[i]);
-	}
-	/* kps[i - 1] failed; everything before it goes again. */
-	if (ret && i > 1)
-		unregister_kprobes(kps, i - 1);
+	if (ret && registered)
+		unregister_kprobes(kps, registered);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kprobes);

@@ -45,6 +45,8 @@ DEFINE_LOCK_GUARD_0(kprobe_text, kprobe_text_lock(), kprobe_text_unlock())
 /* Set by the "enabled" debugfs knob: every probe is disarmed. */
 extern bool kprobes_all_disarmed;
 extern bool kprobes_initialized;
+/* current_kprobe while a CPU must not run probe handlers */
+extern struct kprobe kprobe_busy_marker;
 
 /* kprobes.c */
 bool kprobe_is_aggr(struct kprobe *p);
@@ -55,6 +57,8 @@ kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
 				unsigned long offset, bool *on_func_entry);
 bool kprobe_is_registered(struct kprobe *p);
 int __register_kprobe(struct kprobe *p);
+int kprobe_register_batch(void *entries, int num,
+			  int (*reg)(void *entries, int i), int *registered);
 struct kprobe *__unregister_kprobe_top(struct kprobe *p);
 void __unregister_kprobe_bottom(struct kprobe *retired);
 

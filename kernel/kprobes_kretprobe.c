@@ -92,13 +92,52 @@ static struct kretprobe_instance *kretprobe_of(struct llist_node *node)
 }
 NOKPROBE_SYMBOL(kretprobe_of);
 
+/*
+ * Instances for deeper frames that never returned through us (the stack
+ * was unwound past them) sit above the returning frame's; drop them.
+ */
+static void kretprobe_drop_stale(struct llist_node **head, void *frame_pointer)
+{
+	struct llist_node *node;
+
+	while (*head && kretprobe_of(*head)->fp != frame_pointer) {
+		node = *head;
+		*head = node->next;
+		kretprobe_recycle(kretprobe_of(node));
+	}
+}
+NOKPROBE_SYMBOL(kretprobe_drop_stale);
+
+/*
+ * Several kretprobes on one function stack up several instances for one
+ * frame.  Only the first one pushed saw the real return address; the later
+ * ones saw the trampoline.  So the frame's instances end at the first one
+ * holding a real address.
+ */
+static struct llist_node *kretprobe_frame_end(struct llist_node *node,
+					      void *frame_pointer)
+{
+	while (node && kretprobe_of(node)->ret_addr == kretprobe_trampoline_addr())
+		node = node->next;
+	if (!node || (frame_pointer && kretprobe_of(node)->fp != frame_pointer)) {
+		pr_err("return trampoline reached with no return address for %p\n",
+		       frame_pointer);
+		BUG();
+	}
+	return node;
+}
+NOKPROBE_SYMBOL(kretprobe_frame_end);
+
 /**
  * __kretprobe_trampoline_handler() - run the return handlers of a frame
  * @regs: registers at the trampoline; the return value is in them
  * @frame_pointer: where the returning frame kept its return address,
- *	as recorded by arch_prepare_kretprobe() in the instance's fp
+ *	as recorded by arch_prepare_kretprobe() in the instance's fp;
+ *	NULL when the architecture records none
  *
- * Called by the architecture's trampoline with kprobes marked busy.
+ * A probe hit while the handlers run is only counted.  A probe handler
+ * this return interrupted (the return came from an IRQ) gets its
+ * current_kprobe and status back afterwards.
  *
  * Return: the real return address.
  */
@@ -106,75 +145,57 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 					     void *frame_pointer)
 {
 	struct llist_node **head = &current->kretprobe_instances.first;
-	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
-	struct kprobe *outer = kprobe_running();
-	struct llist_node *node, *last = NULL, *next;
-	kprobe_opcode_t *real_ret = NULL;
+	struct llist_node *node, *last, *next;
 	struct kretprobe_instance *ri;
+	struct kprobe_ctlblk *kcb;
+	kprobe_opcode_t *real_ret;
+	struct kprobe *outer;
+	unsigned long outer_status;
 	struct kretprobe *rp;
 
-	/*
-	 * Instances for deeper frames that never returned through us (the
-	 * stack was unwound past them) sit above ours; drop them.  Only
-	 * architectures that record a frame can tell.
-	 */
-	while (frame_pointer && *head &&
-	       kretprobe_of(*head)->fp != frame_pointer) {
-		node = *head;
-		*head = node->next;
-		kretprobe_recycle(kretprobe_of(node));
-	}
-
-	/*
-	 * Several kretprobes on one function stack up several instances for
-	 * one frame.  Only the first one pushed saw the real return address;
-	 * the later ones saw the trampoline.  So this frame's instances end
-	 * at the first one with a real address.
-	 */
-	for (node = *head; node; node = node->next) {
-		ri = kretprobe_of(node);
-		if (ri->ret_addr != kretprobe_trampoline_addr()) {
-			real_ret = ri->ret_addr;
-			last = node;
-			break;
-		}
-	}
-	if (real_ret && frame_pointer &&
-	    kretprobe_of(last)->fp != frame_pointer)
-		real_ret = NULL;
-	if (!real_ret) {
-		pr_err("return trampoline reached with no return address for %p\n",
-		       frame_pointer);
-		BUG();
-	}
-
+	if (frame_pointer)
+		kretprobe_drop_stale(head, frame_pointer);
+	last = kretprobe_frame_end(*head, frame_pointer);
+	real_ret = kretprobe_of(last)->ret_addr;
 	instruction_pointer_set(regs, (unsigned long)real_ret);
 
+	preempt_disable();
+	kcb = get_kprobe_ctlblk();
+	outer = __this_cpu_read(current_kprobe);
+	outer_status = kcb->kprobe_status;
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+
 	/* Handlers may unwind the stack: keep the list intact meanwhile. */
-	for (node = *head; node; node = node->next) {
+	node = *head;
+	for (;;) {
 		ri = kretprobe_of(node);
 		ri->ret_addr = real_ret;
 		rp = get_kretprobe(ri);
 		if (rp && rp->handler) {
 			__this_cpu_write(current_kprobe, &rp->kp);
-			kcb->kprobe_status = KPROBE_HIT_ACTIVE;
 			rp->handler(ri, regs);
-			__this_cpu_write(current_kprobe, outer);
 		}
+		__this_cpu_write(current_kprobe, &kprobe_busy_marker);
 		if (node == last)
 			break;
+		node = node->next;
 	}
 
 	arch_kretprobe_fixup_return(regs, real_ret);
 
 	node = *head;
 	*head = last->next;
-	for (; node; node = next) {
+	for (;;) {
 		next = node->next;
 		kretprobe_recycle(kretprobe_of(node));
 		if (node == last)
 			break;
+		node = next;
 	}
+
+	__this_cpu_write(current_kprobe, outer);
+	kcb->kprobe_status = outer_status;
+	preempt_enable();
 	return (unsigned long)real_ret;
 }
 NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
@@ -452,6 +473,12 @@ void unregister_kretprobe(struct kretprobe *rp)
 EXPORT_SYMBOL_GPL(unregister_kretprobe);
 NOKPROBE_SYMBOL(unregister_kretprobe);
 
+static int register_kretprobe_entry(void *entries, int i)
+{
+	return __register_kretprobe(((struct kretprobe **)entries)[i]);
+}
+NOKPROBE_SYMBOL(register_kretprobe_entry);
+
 /**
  * register_kretprobes() - set several return probes, all or none
  * @rps: the kretprobes
@@ -463,19 +490,12 @@ NOKPROBE_SYMBOL(unregister_kretprobe);
  */
 int register_kretprobes(struct kretprobe **rps, int num)
 {
-	int i, ret = 0;
+	int registered;
+	int ret = kprobe_register_batch(rps, num, register_kretprobe_entry,
+					&registered);
 
-	if (num <= 0)
-		return -EINVAL;
-	if (!kprobes_initialized)
-		return -EAGAIN;
-
-	scoped_guard(mutex, &kprobe_mutex) {
-		for (i = 0; i < num && !ret; i++)
-			ret = __register_kretprobe(rps[i]);
-	}
-	if (ret && i > 1)
-		unregister_kretprobes(rps, i - 1);
+	if (ret && registered)
+		unregister_kretprobes(rps, registered);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kretprobes);

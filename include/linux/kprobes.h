@@ -220,33 +220,12 @@ static nokprobe_inline void *kretprobe_trampoline_addr(void)
 unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 					     void *frame_pointer);
 
-/*
- * Called by the architecture's return trampoline.  The CPU is marked
- * busy so that a probe hit inside the return handlers is only counted;
- * a handler this return interrupted (from an IRQ) gets its state back.
- * Returns the address the trampoline must return to.
- */
+/* Called by the architecture's return trampoline: the real return address. */
 static nokprobe_inline
 unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 					   void *frame_pointer)
 {
-	struct kprobe_ctlblk *kcb;
-	struct kprobe *outer;
-	unsigned long real_ret, outer_status;
-
-	preempt_disable();
-	kcb = get_kprobe_ctlblk();
-	outer = kprobe_running();
-	outer_status = kcb->kprobe_status;
-	kprobe_busy_begin();
-	real_ret = __kretprobe_trampoline_handler(regs, frame_pointer);
-	kprobe_busy_end();
-	if (outer) {
-		__this_cpu_write(current_kprobe, outer);
-		kcb->kprobe_status = outer_status;
-	}
-	preempt_enable();
-	return real_ret;
+	return __kretprobe_trampoline_handler(regs, frame_pointer);
 }
 
 static nokprobe_inline struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
