@@ -20,6 +20,7 @@
 #include <linux/kthread.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
+#include <linux/objtool.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/stacktrace.h>
@@ -28,6 +29,7 @@
 #ifdef CONFIG_X86_64
 #include <asm/asm.h>
 #include <asm/extable.h>
+#include <asm/ibt.h>
 #include <asm/processor-flags.h>
 #endif
 
@@ -1713,6 +1715,147 @@ static __used noinline __noipa u32 kpt_insn_pushf(u32 x)
 	return !!(flags & X86_EFLAGS_IF) + x;
 }
 
+/* CLI under a probe: IF must read clear afterwards, as in place. */
+static __used noinline __noipa u32 kpt_insn_cli(u32 x)
+{
+	unsigned long saved, flags;
+
+	asm volatile("pushf\n\t"
+		     "pop %0\n\t"
+		     ".globl kpt_at_cli\n"
+		     "kpt_at_cli:\n\t"
+		     "cli\n\t"
+		     "pushf\n\t"
+		     "pop %1\n\t"
+		     "push %0\n\t"
+		     "popf\n"
+		     : "=&r" (saved), "=&r" (flags), ASM_CALL_CONSTRAINT
+		     : : "memory", "cc");
+	return !!(flags & X86_EFLAGS_IF) + x;
+}
+
+/*
+ * STI and POPF under a probe, from IRQs off: IF must read set afterwards.
+ * The raw CLI puts IRQs back off before lockdep hears of it again.
+ */
+static __used noinline __noipa u32 kpt_insn_sti(u32 x)
+{
+	unsigned long flags;
+
+	local_irq_disable();
+	asm volatile(".globl kpt_at_sti\n"
+		     "kpt_at_sti:\n\t"
+		     "sti\n\t"
+		     "pushf\n\t"
+		     "pop %0\n\t"
+		     "cli\n"
+		     : "=r" (flags), ASM_CALL_CONSTRAINT : : "memory");
+	local_irq_enable();
+	return !!(flags & X86_EFLAGS_IF) + x;
+}
+
+static __used noinline __noipa u32 kpt_insn_popf(u32 x)
+{
+	unsigned long flags;
+
+	local_irq_disable();
+	asm volatile("pushf\n\t"
+		     "orq %[if_bit], (%%rsp)\n\t"
+		     ".globl kpt_at_popf\n"
+		     "kpt_at_popf:\n\t"
+		     "popf\n\t"
+		     "pushf\n\t"
+		     "pop %0\n\t"
+		     "cli\n"
+		     : "=r" (flags), ASM_CALL_CONSTRAINT
+		     : [if_bit] "i" (X86_EFLAGS_IF) : "memory", "cc");
+	local_irq_enable();
+	return !!(flags & X86_EFLAGS_IF) + x;
+}
+
+/*
+ * Returns and indirect jumps are written as whole functions, which C
+ * cannot express.  kpt_insn_retimm() passes its argument on the stack to
+ * a callee that pops it with RET imm16: a RET that ignored the count
+ * would return into the argument.
+ */
+u32 kpt_insn_ret(u32 x);
+u32 kpt_insn_retimm(u32 x);
+u32 kpt_insn_ijmp(u32 x);
+u32 kpt_insn_ijmp_mem(u32 x);
+
+asm(".pushsection .text, \"ax\"\n"
+	".globl kpt_insn_ret\n"
+	".type kpt_insn_ret, @function\n"
+	"kpt_insn_ret:\n\t"
+	ASM_ENDBR
+	"lea 6(%rdi), %eax\n"
+	".globl kpt_at_ret\n"
+	"kpt_at_ret:\n\t"
+	"ret\n"
+	".size kpt_insn_ret, .-kpt_insn_ret\n"
+
+	".type kpt_retimm_callee, @function\n"
+	"kpt_retimm_callee:\n\t"
+	"mov 8(%rsp), %eax\n\t"
+	"add $7, %eax\n"
+	".globl kpt_at_retimm\n"
+	"kpt_at_retimm:\n\t"
+	"ret $8\n"
+	".size kpt_retimm_callee, .-kpt_retimm_callee\n"
+
+	".globl kpt_insn_retimm\n"
+	".type kpt_insn_retimm, @function\n"
+	"kpt_insn_retimm:\n\t"
+	ASM_ENDBR
+	"push %rdi\n\t"
+	"call kpt_retimm_callee\n\t"
+	"ret\n"
+	".size kpt_insn_retimm, .-kpt_insn_retimm\n"
+
+	/* x == ~0 takes the branch, so that nothing is unreachable */
+	".globl kpt_insn_ijmp\n"
+	".type kpt_insn_ijmp, @function\n"
+	"kpt_insn_ijmp:\n\t"
+	ASM_ENDBR
+	"mov %edi, %eax\n\t"
+	"cmp $-1, %edi\n\t"
+	"je 2f\n\t"
+	"lea 1f(%rip), %rdx\n"
+	".globl kpt_at_ijmp\n"
+	"kpt_at_ijmp:\n\t"
+	"jmp *%rdx\n"
+	"2:\tadd $100, %eax\n"
+	"1:\tadd $8, %eax\n\t"
+	"ret\n"
+	".size kpt_insn_ijmp, .-kpt_insn_ijmp\n"
+
+	".globl kpt_insn_ijmp_mem\n"
+	".type kpt_insn_ijmp_mem, @function\n"
+	"kpt_insn_ijmp_mem:\n\t"
+	ASM_ENDBR
+	"mov %edi, %eax\n\t"
+	"cmp $-1, %edi\n\t"
+	"je 2f\n"
+	".globl kpt_at_ijmp_mem\n"
+	"kpt_at_ijmp_mem:\n\t"
+	"jmp *kpt_ijmp_target(%rip)\n"
+	"2:\tadd $100, %eax\n"
+	".Lkpt_ijmp_mem_to:\n\t"
+	"add $9, %eax\n\t"
+	"ret\n"
+	".size kpt_insn_ijmp_mem, .-kpt_insn_ijmp_mem\n"
+	".popsection\n"
+
+	".pushsection .data, \"aw\"\n"
+	".balign 8\n"
+	"kpt_ijmp_target:\n\t"
+	".quad .Lkpt_ijmp_mem_to\n"
+	".popsection\n");
+
+/* Its stack is one word deeper across the call: by design. */
+STACK_FRAME_NON_STANDARD(kpt_insn_retimm);
+
 /*
  * A load with an exception-table fixup: a fault skips to the end and
  * leaves the value the caller put in.
@@ -1733,6 +1876,8 @@ static __used noinline __noipa u32 kpt_insn_fault(const u32 *src)
 extern const u8 kpt_at_fault[];
 extern const u8 kpt_at_jcc[], kpt_at_jmp[], kpt_at_loop[], kpt_at_rip[];
 extern const u8 kpt_at_call[], kpt_at_icall[], kpt_at_pushf[];
+extern const u8 kpt_at_cli[], kpt_at_sti[], kpt_at_popf[];
+extern const u8 kpt_at_ret[], kpt_at_retimm[], kpt_at_ijmp[], kpt_at_ijmp_mem[];
 #endif
 
 struct insn_case {
@@ -1754,6 +1899,13 @@ static const struct insn_case insn_cases[] = {
 	{ "call rel32", kpt_at_call, kpt_insn_call, 1, 0x78u, 1 },
 	{ "indirect call", kpt_at_icall, kpt_insn_icall, 2, 0x79u, 1 },
 	{ "pushf sees IF", kpt_at_pushf, kpt_insn_pushf, 0, 1, 1 },
+	{ "cli clears IF", kpt_at_cli, kpt_insn_cli, 2, 2, 1 },
+	{ "sti sets IF", kpt_at_sti, kpt_insn_sti, 2, 3, 1 },
+	{ "popf sets IF", kpt_at_popf, kpt_insn_popf, 2, 3, 1 },
+	{ "ret", kpt_at_ret, kpt_insn_ret, 1, 7, 1 },
+	{ "ret imm16", kpt_at_retimm, kpt_insn_retimm, 1, 8, 1 },
+	{ "indirect jmp reg", kpt_at_ijmp, kpt_insn_ijmp, 1, 9, 1 },
+	{ "indirect jmp rip-relative mem", kpt_at_ijmp_mem, kpt_insn_ijmp_mem, 1, 10, 1 },
 #else
 	{ "not x86_64", NULL, NULL, 0, 0, 0 },
 #endif
