@@ -1942,6 +1942,76 @@ static void x86_fault_in_probed_insn(struct kunit *test)
 #endif
 }
 
+/* Handlers that read an unmapped address through an exception fixup. */
+struct faulting_probe {
+	struct test_probe tp;
+	const u32 *bad;
+	long pre_err;
+	long post_err;
+};
+
+static struct faulting_probe *to_faulting_probe(struct kprobe *kp)
+{
+	return container_of(kp, struct faulting_probe, tp.kp);
+}
+
+static int faulting_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct faulting_probe *fp = to_faulting_probe(kp);
+	u32 val;
+
+	fp->pre_err = copy_from_kernel_nofault(&val, fp->bad, sizeof(val));
+	return record_pre(kp, regs);
+}
+
+static void faulting_post(struct kprobe *kp, struct pt_regs *regs,
+			  unsigned long flags)
+{
+	struct faulting_probe *fp = to_faulting_probe(kp);
+	u32 val;
+
+	fp->post_err = copy_from_kernel_nofault(&val, fp->bad, sizeof(val));
+	record_post(kp, regs, flags);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(vfree_action, vfree, const void *);
+
+/*
+ * A fault taken inside a handler belongs to the handler: its own fixup
+ * applies, and the probe must not mistake it for a fault of the probed
+ * instruction.
+ */
+static void fault_in_handler(struct kunit *test)
+{
+	const struct place_case *pc = test->param_value;
+	struct faulting_probe *fp;
+	u32 *page;
+
+	fp = kunit_kzalloc(test, sizeof(*fp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	page = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vfree_action, page), 0);
+	/* The guard page after a vmalloc area is never mapped. */
+	fp->bad = page + PAGE_SIZE / sizeof(u32);
+	fp->pre_err = 1;
+	fp->post_err = 1;
+	fp->tp.id = 'A';
+	fp->tp.kp.addr = place_addr(test, pc->place);
+	fp->tp.kp.pre_handler = faulting_pre;
+	fp->tp.kp.post_handler = faulting_post;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &fp->tp.kp), 0);
+	KUNIT_EXPECT_EQ(test, kprobes_test_marked(1), MARK_AFTER + 1);
+	KUNIT_EXPECT_EQ(test, fp->tp.pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, fp->tp.post_hits, 1);
+	KUNIT_EXPECT_EQ(test, fp->pre_err, -EFAULT);
+	KUNIT_EXPECT_EQ(test, fp->post_err, -EFAULT);
+	if (pc->place == PLACE_BODY)
+		KUNIT_EXPECT_EQ(test, fp->tp.post_mark, MARK_AFTER);
+	KUNIT_EXPECT_EQ(test, kprobes_test_marked(2), MARK_AFTER + 2);
+	KUNIT_EXPECT_EQ(test, fp->tp.pre_hits, 2);
+}
+
 static DEFINE_STATIC_KEY_FALSE(kpt_key);
 
 static __used noinline __noipa u32 kpt_keyed(u32 x)
@@ -1991,6 +2061,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE_PARAM(x86_insn_in_place, insn_gen_params),
 	KUNIT_CASE(x86_fault_in_probed_insn),
 	KUNIT_CASE(reject_jump_label_site),
+	KUNIT_CASE_PARAM(fault_in_handler, place_gen_params),
 	KUNIT_CASE(register_by_symbol),
 	KUNIT_CASE_PARAM(register_by_address, place_gen_params),
 	KUNIT_CASE(register_symbol_offset),
