@@ -22,6 +22,7 @@
 #include <linux/module.h>
 #include <linux/objtool.h>
 #include <linux/ptrace.h>
+#include <linux/static_call.h>
 #include <linux/sched.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
@@ -1857,6 +1858,20 @@ asm(".pushsection .text, \"ax\"\n"
 STACK_FRAME_NON_STANDARD(kpt_insn_retimm);
 
 /*
+ * An int3 that kprobes did not place: what a text_poke_bp() in flight, a
+ * debugger or a compiled-in breakpoint leaves.  It never runs.
+ */
+static __used noinline __noipa u32 kpt_foreign_int3(u32 x)
+{
+	asm volatile("jmp 1f\n"
+		     ".globl kpt_at_int3\n"
+		     "kpt_at_int3:\n\t"
+		     "int3\n"
+		     "1:\n");
+	return x;
+}
+
+/*
  * A load with an exception-table fixup: a fault skips to the end and
  * leaves the value the caller put in.
  */
@@ -1878,6 +1893,7 @@ extern const u8 kpt_at_jcc[], kpt_at_jmp[], kpt_at_loop[], kpt_at_rip[];
 extern const u8 kpt_at_call[], kpt_at_icall[], kpt_at_pushf[];
 extern const u8 kpt_at_cli[], kpt_at_sti[], kpt_at_popf[];
 extern const u8 kpt_at_ret[], kpt_at_retimm[], kpt_at_ijmp[], kpt_at_ijmp_mem[];
+extern const u8 kpt_at_int3[];
 #endif
 
 struct insn_case {
@@ -2012,6 +2028,71 @@ static void fault_in_handler(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fp->tp.pre_hits, 2);
 }
 
+/* An int3 someone else put there is theirs: no probe on it. */
+static void reject_foreign_int3(struct kunit *test)
+{
+#ifdef CONFIG_X86_64
+	struct test_probe *tp = probe_at(test, 'A', NULL, (void *)kpt_at_int3);
+
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &tp->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_foreign_int3(3), 3u);
+	KUNIT_EXPECT_EQ(test, *kpt_at_int3, INT3_INSN_OPCODE);
+#else
+	kunit_skip(test, "x86_64 decodes the int3 byte");
+#endif
+}
+
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+static u32 kpt_sc_impl(u32 x)
+{
+	return x + 2;
+}
+
+DEFINE_STATIC_CALL(kpt_sc, kpt_sc_impl);
+
+static __used noinline __noipa u32 kpt_static_caller(u32 x)
+{
+	return static_call(kpt_sc)(x) + 1;
+}
+
+static unsigned long kpt_static_call_site(void)
+{
+	struct static_call_site *site = THIS_MODULE->static_call_sites;
+	struct static_call_site *end = site + THIS_MODULE->num_static_call_sites;
+	unsigned long key;
+
+	for (; site < end; site++) {
+		key = ((long)&site->key + site->key) & ~STATIC_CALL_SITE_FLAGS;
+		if (key == (unsigned long)&STATIC_CALL_KEY(kpt_sc))
+			return (long)&site->addr + site->addr;
+	}
+	return 0;
+}
+#endif
+
+/* An inline static call site is rewritten by static_call_update(). */
+static void reject_static_call_site(struct kunit *test)
+{
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+	struct test_probe *tp;
+	unsigned long site;
+
+	if (!THIS_MODULE)
+		kunit_skip(test, "built in: the sites are the kernel's");
+	site = kpt_static_call_site();
+	KUNIT_ASSERT_NE_MSG(test, site, 0, "no static call site for kpt_sc");
+	KUNIT_ASSERT_TRUE(test, site >= (unsigned long)kpt_static_caller &&
+			  site < (unsigned long)kpt_static_caller +
+				 symbol_size(kpt_static_caller));
+	tp = probe_at(test, 'A', NULL, (void *)site);
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &tp->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_static_caller(1), 4u);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+#else
+	kunit_skip(test, "no inline static calls on this arch");
+#endif
+}
+
 static DEFINE_STATIC_KEY_FALSE(kpt_key);
 
 static __used noinline __noipa u32 kpt_keyed(u32 x)
@@ -2025,10 +2106,13 @@ static __used noinline __noipa u32 kpt_keyed(u32 x)
 static void reject_jump_label_site(struct kunit *test)
 {
 #ifdef CONFIG_JUMP_LABEL
-	struct jump_entry *e = THIS_MODULE->jump_entries;
-	struct jump_entry *end = e + THIS_MODULE->num_jump_entries;
+	struct jump_entry *e, *end;
 	struct test_probe *tp;
 
+	if (!THIS_MODULE)
+		kunit_skip(test, "built in: the sites are the kernel's");
+	e = THIS_MODULE->jump_entries;
+	end = e + THIS_MODULE->num_jump_entries;
 	while (e < end && jump_entry_key(e) != &kpt_key.key)
 		e++;
 	KUNIT_ASSERT_TRUE_MSG(test, e < end, "no jump entry for kpt_key");
@@ -2061,6 +2145,8 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE_PARAM(x86_insn_in_place, insn_gen_params),
 	KUNIT_CASE(x86_fault_in_probed_insn),
 	KUNIT_CASE(reject_jump_label_site),
+	KUNIT_CASE(reject_static_call_site),
+	KUNIT_CASE(reject_foreign_int3),
 	KUNIT_CASE_PARAM(fault_in_handler, place_gen_params),
 	KUNIT_CASE(register_by_symbol),
 	KUNIT_CASE_PARAM(register_by_address, place_gen_params),
