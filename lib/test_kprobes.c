@@ -1104,6 +1104,57 @@ static void unregister_kprobes_partly_registered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &a->kp), 0);
 }
 
+/* The task whose synchronize_rcu() calls count_own_sync() counts. */
+static struct task_struct *sync_counted_task;
+
+static int count_own_sync(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == READ_ONCE(sync_counted_task))
+		to_test_probe(kp)->pre_hits++;
+	return 0;
+}
+
+#define BATCH_PROBES	12
+
+/*
+ * Unregistering a batch waits for one grace period, not one per probe.
+ * A probe on synchronize_rcu() counts the waits of this task.
+ */
+static void unregister_batch_one_grace_period(struct kunit *test)
+{
+	void *const targets[] = {
+		kprobes_test_target, kprobes_test_other, kprobes_test_marked,
+	};
+	struct kprobe *kps[BATCH_PROBES];
+	struct test_probe *sync, *tp;
+	int i;
+
+	sync = new_probe(test, 'S', NULL);
+	sync->kp.symbol_name = "synchronize_rcu";
+	sync->kp.pre_handler = count_own_sync;
+	sync->kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &sync->kp), 0);
+	for (i = 0; i < BATCH_PROBES; i++) {
+		tp = probe_at(test, 'A', NULL, targets[i % ARRAY_SIZE(targets)]);
+		kps[i] = &tp->kp;
+		KUNIT_ASSERT_EQ(test, reg_kprobe(test, kps[i]), 0);
+	}
+
+	WRITE_ONCE(sync_counted_task, current);
+	unregister_kprobes(kps, BATCH_PROBES);
+	WRITE_ONCE(sync_counted_task, NULL);
+	for (i = 0; i < BATCH_PROBES; i++)
+		kunit_remove_action(test, unregister_kprobe_action, kps[i]);
+
+	KUNIT_EXPECT_GE(test, sync->pre_hits, 1);
+	KUNIT_EXPECT_LE(test, sync->pre_hits, 2);
+	kprobes_test_target(0);
+	kprobes_test_other(0);
+	kprobes_test_marked(0);
+	for (i = 0; i < BATCH_PROBES; i++)
+		KUNIT_EXPECT_EQ(test, to_test_probe(kps[i])->pre_hits, 0);
+}
+
 #ifdef CONFIG_KRETPROBES
 
 /* kretprobes, with KUnit cleanup as for kprobes */
@@ -2179,6 +2230,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE_PARAM(aggregate_add_remove_readd, order_gen_params),
 	KUNIT_CASE(register_kprobes_rollback),
 	KUNIT_CASE(unregister_kprobes_partly_registered),
+	KUNIT_CASE(unregister_batch_one_grace_period),
 #ifdef CONFIG_KRETPROBES
 	KUNIT_CASE(toggle_unregistered_kretprobe),
 	KUNIT_CASE_PARAM(kretprobe_on_kprobe_aggregate, mixed_gen_params),
