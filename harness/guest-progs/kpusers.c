@@ -169,6 +169,26 @@ static int verdict(const char *what, const char *func, unsigned long long got,
 	return got >= (unsigned long long)n ? 0 : 1;
 }
 
+/*
+ * Enable the event, cause @n hits and disable it.  *@ok says whether
+ * debugfs listed the probe while it was set.
+ */
+static int count_while_enabled(int fd, const char *func, int retprobe,
+			       const char *file, long n, int *ok)
+{
+	int rc;
+
+	*ok = listed(func, retprobe);
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+		return fail("PERF_EVENT_IOC_ENABLE");
+	rc = trigger(file, n);
+	if (rc)
+		return rc;
+	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
+		return fail("PERF_EVENT_IOC_DISABLE");
+	return 0;
+}
+
 static int cmd_perf(const char *func, long n, const char *file, int retprobe)
 {
 	unsigned long long count = 0;
@@ -177,14 +197,11 @@ static int cmd_perf(const char *func, long n, const char *file, int retprobe)
 	fd = perf_kprobe_open(func, retprobe, 0);
 	if (fd < 0)
 		return 2;
-	ok = listed(func, retprobe);
-	if (ioctl(fd, PERF_EVENT_IOC_RESET, 0) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
-		return fail("PERF_EVENT_IOC_ENABLE");
-	rc = trigger(file, n);
+	if (ioctl(fd, PERF_EVENT_IOC_RESET, 0))
+		return fail("PERF_EVENT_IOC_RESET");
+	rc = count_while_enabled(fd, func, retprobe, file, n, &ok);
 	if (rc)
 		return rc;
-	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
-		return fail("PERF_EVENT_IOC_DISABLE");
 	if (read(fd, &count, sizeof(count)) != sizeof(count))
 		return fail("read counter");
 	close(fd);
@@ -257,14 +274,9 @@ static int cmd_bpf(const char *func, long n, const char *file)
 		return 2;
 	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog))
 		return fail("PERF_EVENT_IOC_SET_BPF");
-	ok = listed(func, 0);
-	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
-		return fail("PERF_EVENT_IOC_ENABLE");
-	rc = trigger(file, n);
+	rc = count_while_enabled(fd, func, 0, file, n, &ok);
 	if (rc)
 		return rc;
-	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
-		return fail("PERF_EVENT_IOC_DISABLE");
 
 	memset(&attr, 0, sizeof(attr));
 	attr.map_fd = map;

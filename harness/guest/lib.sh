@@ -57,6 +57,16 @@ check() {
 	fi
 }
 
+# For the commands check runs: say what went wrong, and fail.
+fail() {
+	echo "$*"
+	return 1
+}
+
+expect_eq() {	# got want what
+	[ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"
+}
+
 skip() {	# description reason
 	tap_result ok "$1 # SKIP $2"
 }

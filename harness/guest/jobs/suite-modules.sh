@@ -24,15 +24,6 @@ x86_64) ENTRY_FLAGS='\[FTRACE\]' ;;
 *) ENTRY_FLAGS= ;;
 esac
 
-fail() {
-	echo "$*"
-	return 1
-}
-
-expect_eq() {	# got want what
-	[ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"
-}
-
 # How often the probe of event kpt/NAME fired, from kprobe_profile.
 hits() {
 	awk -v e="$1" '$1 == e { n = $2 } END { print (n == "" ? "none" : n) }' $PROFILE

@@ -16,15 +16,6 @@ FN=kptarget_may_fail
 EIO_U64=0xfffffffffffffffb
 FORKS=20
 
-fail() {
-	echo "$*"
-	return 1
-}
-
-expect_eq() {	# got want what
-	[ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"
-}
-
 kpusers() {
 	[ -x $KPUSERS ] || fail "$KPUSERS was not built into the initramfs" || return 1
 	$KPUSERS "$@"
