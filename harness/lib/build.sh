@@ -66,7 +66,7 @@ configure() {
 	fi
 	mv "$frag.new" "$frag"
 	run_step "configuring $(basename "$KP_BUILD_OUT")" "$KP_BUILD_OUT/build.log" \
-		kmake KCONFIG_ALLCONFIG="$frag" allnoconfig
+		kmake KCONFIG_ALLCONFIG="$frag" allnoconfig || return
 	if ! check_config "$frag" "$KP_BUILD_OUT/.config" >"$KP_BUILD_OUT/config-check.txt"; then
 		cat "$KP_BUILD_OUT/config-check.txt" >&2
 		die "the config fragments did not come out as written"
@@ -76,20 +76,22 @@ configure() {
 
 # build VARIANT ARCH DEBUG: kernel image, modules and the harness's own
 # external modules, with modules installed under $KP_BUILD_OUT/modroot.
+# Every step ends the build when it fails: callers run it as an "if"
+# condition, where bash's errexit does not apply.
 build() {
 	local variant=$1 arch=$2 debug=$3 log
 	build_vars "$variant" "$arch" "$debug"
 	log=$KP_BUILD_OUT/build.log
 	mkdir -p "$KP_BUILD_OUT"
 	: >"$log"
-	configure "$debug"
+	configure "$debug" || return
 	run_step "building $(basename "$KP_BUILD_OUT")" "$log" \
-		kmake "$(basename "$KP_IMAGE")" modules
+		kmake "$(basename "$KP_IMAGE")" modules || return
 	rm -rf "$KP_BUILD_OUT/modroot"
 	run_step "installing modules" "$log" \
 		kmake INSTALL_MOD_PATH="$KP_BUILD_OUT/modroot" INSTALL_MOD_STRIP=1 \
-		DEPMOD=/sbin/depmod modules_install
-	build_external
+		DEPMOD=/sbin/depmod modules_install || return
+	build_external || return
 	build_guest_progs
 }
 
@@ -104,9 +106,9 @@ build_external() {
 		[ -f "$m/Kbuild" ] || continue
 		dst=$KP_BUILD_OUT/ext/$(basename "$m")
 		mkdir -p "$dst"
-		rsync -a --checksum "$m" "$dst/"
+		rsync -a --checksum "$m" "$dst/" || return
 		run_step "building module $(basename "$m")" "$KP_BUILD_OUT/build.log" \
-			kmake M="$dst" modules
+			kmake M="$dst" modules || return
 	done
 	dst=$KP_BUILD_OUT/ext/upstream-kunit
 	mkdir -p "$dst"
@@ -123,7 +125,8 @@ build_guest_progs() {
 	mkdir -p "$dst"
 	for c in "$KP_HARNESS"/guest-progs/*.c; do
 		run_step "building $(basename "$c")" "$KP_BUILD_OUT/build.log" \
-			"${KP_CROSS}gcc" -static -O2 -Wall -o "$dst/$(basename "$c" .c)" "$c"
+			"${KP_CROSS}gcc" -static -O2 -Wall -o "$dst/$(basename "$c" .c)" "$c" ||
+			return
 	done
 }
 

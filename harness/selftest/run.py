@@ -97,6 +97,9 @@ class Scratch(unittest.TestCase):
     def test_series_from_a_scratch_project(self):
         run_script(self, 'series.sh')
 
+    def test_failed_build_stops_the_build(self):
+        run_script(self, 'build-failure.sh')
+
 
 class Recorder(unittest.TextTestResult):
     cases = []

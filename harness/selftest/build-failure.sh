@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Self-test: a kernel that does not build fails build(), also where build()
+# runs as an "if" condition (bash's errexit is off there), and no later
+# step runs on the stale output of an earlier build.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export KP_WORK=$tmp/.build
+# shellcheck source=../lib/common.sh
+. "$here/harness/lib/common.sh"
+# shellcheck source=../lib/build.sh
+. "$here/harness/lib/build.sh"
+
+configure() { :; }
+kmake() {
+	echo "kmake $*" >>"$tmp/calls"
+	return 2
+}
+
+if (build project x86_64 0) 2>"$tmp/err"; then
+	echo "build() succeeded although the kernel build failed"
+	exit 1
+fi
+calls=$(wc -l <"$tmp/calls")
+[ "$calls" = 1 ] || { echo "build() went on after the failure:"; cat "$tmp/calls"; exit 1; }
+grep -q 'failed (exit 2)' "$tmp/err" || { echo "no failure message"; cat "$tmp/err"; exit 1; }
+echo "build failure self-test: ok"
