@@ -2128,7 +2128,7 @@ static void reject_static_call_site(struct kunit *test)
 	struct test_probe *tp;
 	unsigned long site;
 
-	if (!THIS_MODULE)
+	if (!IS_MODULE(CONFIG_KPROBES_SANITY_TEST))
 		kunit_skip(test, "built in: the sites are the kernel's");
 	site = kpt_static_call_site();
 	KUNIT_ASSERT_NE_MSG(test, site, 0, "no static call site for kpt_sc");
@@ -2160,7 +2160,7 @@ static void reject_jump_label_site(struct kunit *test)
 	struct jump_entry *e, *end;
 	struct test_probe *tp;
 
-	if (!THIS_MODULE)
+	if (!IS_MODULE(CONFIG_KPROBES_SANITY_TEST))
 		kunit_skip(test, "built in: the sites are the kernel's");
 	e = THIS_MODULE->jump_entries;
 	end = e + THIS_MODULE->num_jump_entries;
