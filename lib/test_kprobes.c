@@ -15,6 +15,7 @@
 #include <linux/ctype.h>
 #include <linux/delay.h>
 #include <linux/kallsyms.h>
+#include <linux/kmsg_dump.h>
 #include <linux/kprobes.h>
 #include <linux/jump_label.h>
 #include <linux/kthread.h>
@@ -24,6 +25,7 @@
 #include <linux/ptrace.h>
 #include <linux/static_call.h>
 #include <linux/sched.h>
+#include <linux/seq_buf.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -170,6 +172,10 @@ struct stack_capture {
 
 static unsigned long stack_seen_ret[NR_LEVELS];
 static struct stack_capture *inner_capture;
+/* inner() prints a backtrace as an oops would, between these two lines */
+static bool inner_dump;
+#define DUMP_BEGIN	"kprobes_test: backtrace begins"
+#define DUMP_END	"kprobes_test: backtrace ends"
 
 static void capture_stack(struct stack_capture *c)
 {
@@ -185,6 +191,11 @@ static __used noinline __noipa unsigned long kprobes_test_stack_inner(void)
 	stack_seen_ret[LEVEL_INNER] = (unsigned long)__builtin_return_address(0);
 	if (inner_capture)
 		capture_stack(inner_capture);
+	if (inner_dump) {
+		pr_info(DUMP_BEGIN "\n");
+		dump_stack_lvl(KERN_DEBUG);
+		pr_info(DUMP_END "\n");
+	}
 	return INNER_VALUE;
 }
 
@@ -1538,6 +1549,72 @@ static void kretprobe_stack_below(struct kunit *test)
 	KUNIT_EXPECT_LT(test, find_entry(capture, trampoline), 0);
 }
 
+/*
+ * The backtrace an oops or a WARN prints, taken below a kretprobed
+ * function, read back from the log: outer()'s caller must be printed as a
+ * reliable entry.  The trampoline may appear only as an unreliable "? "
+ * entry: x86 prints the raw stack word as a hint next to the recovered
+ * address.
+ */
+static void kretprobe_stack_in_dump(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R',
+						  kprobes_test_stack_outer);
+	bool in_dump = false, driver = false, bare_trampoline = false;
+	bool ended = false;
+	struct kmsg_dump_iter iter;
+	const size_t size = 512;
+	unsigned long real[NR_LEVELS];
+	struct seq_buf seen;
+	char *line, *text;
+	char tramp[KSYM_SYMBOL_LEN];
+	size_t len;
+
+	require_kretprobe_unwinding(test);
+	if (!IS_ENABLED(CONFIG_PRINTK))
+		kunit_skip(test, "no printk: no log to read the backtrace from");
+	line = kunit_kzalloc(test, size, GFP_KERNEL);
+	text = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	stack_real_returns(test, real);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	WRITE_ONCE(inner_dump, true);
+	kprobes_test_stack_driver();
+	WRITE_ONCE(inner_dump, false);
+	KUNIT_ASSERT_EQ(test, tr->ret_hits, 1);
+	/* what outer() saw as its return address: the trampoline */
+	KUNIT_ASSERT_NE(test, stack_seen_ret[LEVEL_OUTER], real[LEVEL_OUTER]);
+
+	/* As a backtrace prints it: %pB looks up the address before. */
+	snprintf(tramp, sizeof(tramp), "%pB",
+		 (void *)stack_seen_ret[LEVEL_OUTER]);
+
+	/* Only the last backtrace in the log counts. */
+	kmsg_dump_rewind(&iter);
+	while (kmsg_dump_get_line(&iter, false, line, size - 1, &len)) {
+		line[len] = '\0';
+		if (strstr(line, DUMP_BEGIN)) {
+			in_dump = true;
+			ended = driver = bare_trampoline = false;
+			seq_buf_init(&seen, text, PAGE_SIZE);
+		} else if (strstr(line, DUMP_END)) {
+			in_dump = false;
+			ended = true;
+		} else if (in_dump) {
+			seq_buf_puts(&seen, line);
+			if (strstr(line, "kprobes_test_stack_driver+") &&
+			    !strstr(line, "? "))
+				driver = true;
+			if (strstr(line, tramp) && !strstr(line, "? "))
+				bare_trampoline = true;
+		}
+	}
+	KUNIT_ASSERT_TRUE_MSG(test, ended, "the backtrace is not in the log");
+	KUNIT_EXPECT_TRUE_MSG(test, driver, "backtrace:\n%s", text);
+	KUNIT_EXPECT_FALSE_MSG(test, bare_trampoline, "backtrace:\n%s", text);
+}
+
 /* Both outer() and inner() kretprobed: the trace unwinds through both. */
 static void kretprobe_stack_nested(struct kunit *test)
 {
@@ -2248,6 +2325,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kretprobe_stack_in_handler),
 	KUNIT_CASE(kretprobe_stack_below),
 	KUNIT_CASE(kretprobe_stack_nested),
+	KUNIT_CASE(kretprobe_stack_in_dump),
 #endif
 	{}
 };
