@@ -1596,7 +1596,9 @@ static void kretprobe_stack_in_dump(struct kunit *test)
 		line[len] = '\0';
 		if (strstr(line, DUMP_BEGIN)) {
 			in_dump = true;
-			ended = driver = bare_trampoline = false;
+			ended = false;
+			driver = false;
+			bare_trampoline = false;
 			seq_buf_init(&seen, text, PAGE_SIZE);
 		} else if (strstr(line, DUMP_END)) {
 			in_dump = false;
