@@ -153,7 +153,8 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	unsigned long outer_status;
 	struct kretprobe *rp;
 
-	if (frame_pointer)
+	/* Checked here: stale instances are rare, and the call is not free. */
+	if (frame_pointer && *head && kretprobe_of(*head)->fp != frame_pointer)
 		kretprobe_drop_stale(head, frame_pointer);
 	last = kretprobe_frame_end(*head, frame_pointer);
 	real_ret = kretprobe_of(last)->ret_addr;
