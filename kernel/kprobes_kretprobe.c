@@ -164,6 +164,8 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	kcb = get_kprobe_ctlblk();
 	outer = __this_cpu_read(current_kprobe);
 	outer_status = kcb->kprobe_status;
+	/* Busy before the status is ours: a probe hit from an NMI only counts. */
+	__this_cpu_write(current_kprobe, &kprobe_busy_marker);
 	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
 
 	/* Handlers may unwind the stack: keep the list intact meanwhile. */
@@ -175,8 +177,8 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 		if (rp && rp->handler) {
 			__this_cpu_write(current_kprobe, &rp->kp);
 			rp->handler(ri, regs);
+			__this_cpu_write(current_kprobe, &kprobe_busy_marker);
 		}
-		__this_cpu_write(current_kprobe, &kprobe_busy_marker);
 		if (node == last)
 			break;
 		node = node->next;
