@@ -25,6 +25,14 @@ KP_BASE_DATE='2000-01-01T00:00:00Z'
 KP_BASE_NAME='linux-source-6.12'
 KP_BASE_EMAIL='linux-source-6.12@packages.debian.org'
 
+# The harness's own commits (the composed tree) carry this identity, so
+# they work where git has none configured and never touch the user's.
+kp_git_identity() {
+	GIT_AUTHOR_NAME='kp harness' GIT_AUTHOR_EMAIL='kp-harness@localhost' \
+	GIT_COMMITTER_NAME='kp harness' GIT_COMMITTER_EMAIL='kp-harness@localhost' \
+		"$@"
+}
+
 mkdir -p "$KP_WORK" "$KP_LOGS"
 
 # Scratch files of this run: harness commands may run side by side.
@@ -46,7 +54,24 @@ warn() {
 
 die() {
 	printf '[%s] error: %s\n' "$(elapsed)" "$*" >&2
+	note_failed_step "$*"
 	exit 1
+}
+
+# The first step that failed in this run, for a summary that names it
+# (steps may fail inside a subshell, so it is kept in a file).
+note_failed_step() {
+	[ -s "$KP_TMP/failed-step" ] || printf '%s\n' "$*" >"$KP_TMP/failed-step"
+}
+
+take_failed_step() {
+	local f=$KP_TMP/failed-step
+	if [ -s "$f" ]; then
+		cat "$f"
+		rm -f "$f"
+	else
+		echo "$1"
+	fi
 }
 
 # run_step DESCRIPTION LOGFILE COMMAND...
@@ -73,6 +98,7 @@ run_step() {
 		printf '[%s] %s failed (exit %d); last lines of %s:\n' \
 			"$(elapsed)" "$desc" "$rc" "$log" >&2
 		tail -n 40 "$log" >&2
+		note_failed_step "$desc failed (log: ${log#"$KP_ROOT"/})"
 		return "$rc"
 	fi
 	stage "$desc done in $(($(date +%s) - t0))s"
@@ -84,6 +110,7 @@ KP_PACKAGES=(
 	"linux-source-6.12:$KP_TARBALL"
 	"build-essential:gcc"
 	"gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc"
+	"libc6-dev-arm64-cross:/usr/aarch64-linux-gnu/include/stdio.h"
 	"flex:flex"
 	"bison:bison"
 	"bc:bc"

@@ -136,7 +136,7 @@ compose() {
 		stage "composed tree unchanged ($(git -C "$KP_SRC" rev-parse --short HEAD))"
 		return 0
 	fi
-	commit=$(cd "$KP_SRC" && git commit-tree "$tree" -p base \
+	commit=$(cd "$KP_SRC" && kp_git_identity git commit-tree "$tree" -p base \
 		-m "kprobes project, composed from $(project_describe)")
 	git -C "$KP_SRC" reset -q --hard "$commit"
 	stage "composed $(git -C "$KP_SRC" rev-parse --short HEAD):" \

@@ -125,10 +125,11 @@ run_tests() {
 		# Names the results even when the build below fails.
 		build_vars "$KP_VARIANT" "$a" "$KP_DEBUG"
 		# In a subshell: a failed build fails this arch, not the whole run.
+		rm -f "$KP_TMP/failed-step"
 		if ! (build "$KP_VARIANT" "$a" "$KP_DEBUG"); then
 			name=$(run_name test)
 			python3 "$KP_HARNESS/lib/ktap.py" failure "$name:build" \
-				--why "the kernel did not build (see the log above)" \
+				--why "$(take_failed_step "the build failed (see the log above)")" \
 				--json "$KP_RESULTS/$name.results.json"
 			results+=("$KP_RESULTS/$name.results.json")
 			continue

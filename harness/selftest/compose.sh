@@ -18,3 +18,20 @@ changed=$(git -C "$KP_WORK/base" diff --name-only base "$tree")
 git -C "$KP_WORK/base" show "$tree:samples/kprobes/kprobe_example.c" |
 	grep -q 'composed from the working files'
 echo "compose self-test: ok"
+
+# The harness commits the composed tree itself: that must work where git
+# has no identity (a fresh machine) and must not configure one.
+touch "$KP_WORK/base/.git/kp-base-ok"
+mkdir -p "$tmp/home"
+HOME=$tmp/home GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null \
+	GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.useConfigOnly GIT_CONFIG_VALUE_0=true \
+	bash -c '. harness/lib/common.sh; . harness/lib/compose.sh; compose' >"$tmp/out" 2>&1 ||
+	{ echo "compose failed without a git identity:"; cat "$tmp/out"; exit 1; }
+git -C "$KP_WORK/src" show HEAD:samples/kprobes/kprobe_example.c |
+	grep -q 'composed from the working files'
+if git config --file "$KP_WORK/base/.git/config" --get user.name >/dev/null ||
+	[ -e "$tmp/home/.gitconfig" ]; then
+	echo "compose configured a git identity"
+	exit 1
+fi
+echo "compose without a git identity: ok"
