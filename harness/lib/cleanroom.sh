@@ -87,13 +87,14 @@ cleanroom_exec() {
 # and the test command), each timed; the summary goes to out/cleanroom.txt.
 run_cleanroom() {
 	local root=$KP_CLEANROOM/root out=$KP_ROOT/out/cleanroom.txt
-	local cmds=("$@") c t0 rc log i=0 fails=0 summary=() line
+	local cmds=("$@") c t0 rc log i=0 fails=0 summary=() line rev
 	((${#cmds[@]})) || cmds=("harness/kp demo" "harness/kp demo --arch arm64" "bash .ci/run")
 	[ -z "$(git -C "$KP_ROOT" status --porcelain)" ] ||
 		warn "uncommitted changes are not part of the check: it clones the committed HEAD"
 	mkdir -p "$KP_CLEANROOM" "$KP_ROOT/out"
 	trap 'cleanroom_umount "'"$root"'"; rm -rf "$KP_TMP"' EXIT
 	cleanroom_make "$root"
+	rev=$(git -C "$root/root/kprobes" rev-parse --short HEAD)
 	for c in "${cmds[@]}"; do
 		i=$((i + 1))
 		log=$KP_LOGS/cleanroom-$i.log
@@ -111,7 +112,7 @@ run_cleanroom() {
 		((rc == 0)) || fails=$((fails + 1))
 	done
 	{
-		echo "# harness/kp cleanroom: $(date -u '+%Y-%m-%d %H:%M UTC'), project $(git -C "$KP_ROOT" rev-parse --short HEAD)"
+		echo "# harness/kp cleanroom: $(date -u '+%Y-%m-%d %H:%M UTC'), project $rev"
 		echo "# clean debootstrap minbase bookworm with git only, $(nproc) cores, empty ccache"
 		printf '%s\n' "${summary[@]}"
 	} | tee "$out"

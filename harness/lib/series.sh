@@ -117,13 +117,28 @@ write_series() {
 		stage "the project does not change the kernel tree yet: no patches"
 		return 0
 	fi
-	git -C "$KP_BASE_SRC" format-patch -q --cover-letter --base=base \
+	series_sender git -C "$KP_BASE_SRC" format-patch -q --cover-letter --base=base \
 		--thread=shallow -o "$KP_SERIES_OUT" base.."$head"
 	series_cover "$KP_SERIES_OUT"/0000-cover-letter.patch
 	ls "$KP_SERIES_OUT"
 	stage "$n patches in ${KP_SERIES_OUT#"$KP_ROOT"/} against $(base_version)" \
 		"(base commit $(git -C "$KP_BASE_SRC" rev-parse --short base))"
 	series_checkpatch
+}
+
+# Run a git command as the one who sends the series (the cover letter's
+# From:): the identity configured for the project, or, where git has none,
+# the author of the project's last commit.  The base repository, where the
+# series is written, has no identity of its own.
+series_sender() {
+	local name email
+	if git -C "$KP_ROOT" var GIT_COMMITTER_IDENT >/dev/null 2>&1; then
+		name=$(git -C "$KP_ROOT" config user.name || true)
+		email=$(git -C "$KP_ROOT" config user.email || true)
+	fi
+	[ -n "${name:-}" ] || name=$(git -C "$KP_ROOT" log -1 --format=%an)
+	[ -n "${email:-}" ] || email=$(git -C "$KP_ROOT" log -1 --format=%ae)
+	GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email "$@"
 }
 
 # Fill in the cover letter from harness/series-cover.txt: first line is

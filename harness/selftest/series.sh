@@ -24,7 +24,10 @@ sed -i '0,/^#include/s//\/* patched *\/\n#include/' y/init/main.c
 (cd x && diff -u init/main.c ../y/init/main.c | sed 's|^+++ ../y/|+++ b/|; s|^--- |--- a/|') >harness/patches/0001-init.patch || true
 rm -rf x y
 git add harness && git commit -qm "init: a small patch to a file the project does not own"
-harness/kp series >series.out 2>&1 || { cat series.out; exit 1; }
+# As on a fresh machine: git knows no identity but the project's own.
+HOME=$tmp GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null \
+	GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.useConfigOnly GIT_CONFIG_VALUE_0=true \
+	harness/kp series >series.out 2>&1 || { cat series.out; exit 1; }
 s=out/series
 ls "$s"/0000-cover-letter.patch "$s"/0001-kprobes-first-change.patch \
 	"$s"/0002-samples-kprobes-second-change.patch >/dev/null
@@ -36,6 +39,7 @@ grep -q '^+/\* folded \*/' "$s"/0001-*.patch || { echo "fixup not folded into 00
 grep -q '^Signed-off-by: Self Test <selftest@example.org>' "$s"/0002-*.patch
 grep -q "^base-commit: $(git -C "$base" rev-parse base)" "$s"/0000-cover-letter.patch
 ! grep -q 'SUBJECT HERE\|BLURB HERE' "$s"/0000-cover-letter.patch
+grep -q '^From: Self Test <selftest@example.org>' "$s"/0000-cover-letter.patch
 ! grep -q '^diff --git a/harness' "$s"/0*.patch
 echo "/* no subsystem */" >>kernel/kprobes.c
 git commit -qam "Change without a subsystem prefix"
