@@ -22,9 +22,9 @@
  *                     the instruction slots.
  *   insn cache mutex  inside a kprobe_insn_cache; innermost.
  *
- * The registration API itself is blacklisted (NOKPROBE_SYMBOL after each
- * exported function): a handler running inside it would run with
- * kprobe_mutex held and could not touch probes.
+ * Only code that runs in probe context is blacklisted.  The registration
+ * API may be probed ("perf probe register_kprobe"): a probe at its entry
+ * fires before any lock is taken, and handlers never take kprobe_mutex.
  *
  * The table is read without locks: the breakpoint handlers run with
  * interrupts off and walk a bucket under RCU.  Removal therefore unhooks
@@ -60,6 +60,27 @@ DEFINE_MUTEX(kprobe_mutex);
 
 static struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
 static HLIST_HEAD(kprobe_gone_list);
+
+/*
+ * An aggregate is the core's own allocation, so it has room for a link
+ * the breakpoint path never reads: see struct kprobe_retired.
+ */
+struct kprobe_aggr {
+	struct kprobe kp;
+	struct list_head retired;
+};
+
+/*
+ * Table entries unhooked and waiting for a grace period, chained without
+ * allocating (a batch may hold thousands).  Their hlist nodes must stay
+ * as they are until then, since a lookup may stand on one; a lone probe
+ * is chained through its own @list instead, which only an aggregate's
+ * readers walk, and an aggregate through its @retired.
+ */
+struct kprobe_retired {
+	struct list_head lone;
+	struct list_head aggrs;
+};
 
 bool kprobes_all_disarmed;
 bool kprobes_initialized;
@@ -223,36 +244,31 @@ kprobe_opcode_t * __weak arch_adjust_kprobe_addr(unsigned long addr,
 
 /*
  * Turn what the user gave (an address, or a symbol, plus an offset) into
- * the probe address.  Both forms are normalized to "start of the
- * containing symbol + offset" so that the architecture can tell whether
- * the result is the function's entry.
+ * the probe address.  Both forms are renamed through kallsyms to "start
+ * of the containing symbol + offset", so "sym+N" past the end of sym is a
+ * point in whatever follows (its entry when N is sym's size), and the
+ * architecture can tell whether the result is a function's entry.
  */
 kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
 				unsigned long offset, bool *on_func_entry)
 {
-	unsigned long start, size, off;
+	unsigned long where, off;
 	kprobe_opcode_t *probe_addr;
 
 	if ((sym && addr) || (!sym && !addr))
 		return ERR_PTR(-EINVAL);
 
 	if (sym) {
-		/*
-		 * The offset is taken literally, even past the symbol's end:
-		 * tools compute "sym+N" for addresses in the next function.
-		 */
-		start = (unsigned long)kprobe_lookup_name(sym, offset);
-		if (!start)
+		addr = kprobe_lookup_name(sym, offset);
+		if (!addr)
 			return ERR_PTR(-ENOENT);
-	} else {
-		start = (unsigned long)addr + offset;
-		if (!kallsyms_lookup_size_offset(start, &size, &off))
-			return ERR_PTR(-EINVAL);
-		start -= off;
-		offset = off;
 	}
 
-	probe_addr = arch_adjust_kprobe_addr(start, offset, on_func_entry);
+	where = (unsigned long)addr + offset;
+	if (!kallsyms_lookup_size_offset(where, NULL, &off))
+		return ERR_PTR(-ENOENT);
+
+	probe_addr = arch_adjust_kprobe_addr(where - off, off, on_func_entry);
 	return probe_addr ?: ERR_PTR(-EINVAL);
 }
 
@@ -262,7 +278,8 @@ kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
  * @sym: symbol name, or NULL
  * @offset: offset from @addr or @sym
  *
- * Return: 0 at the entry, -EINVAL elsewhere, -ENOENT when @sym is unknown.
+ * Return: 0 at the entry, -EINVAL elsewhere, -ENOENT when @sym is unknown
+ * or kallsyms cannot name the address.
  */
 int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 			 unsigned long offset)
@@ -431,10 +448,12 @@ static int kprobe_check_location(struct kprobe *p, struct module **modp)
 /* Replace a lone probe in the table by an aggregate holding it. */
 static struct kprobe *kprobe_make_aggr(struct kprobe *orig)
 {
-	struct kprobe *agg = kzalloc(sizeof(*agg), GFP_KERNEL);
+	struct kprobe_aggr *aggr = kzalloc(sizeof(*aggr), GFP_KERNEL);
+	struct kprobe *agg;
 
-	if (!agg)
+	if (!aggr)
 		return NULL;
+	agg = &aggr->kp;
 	agg->addr = orig->addr;
 	agg->flags = orig->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_FTRACE |
 				    KPROBE_FLAG_ON_FUNC_ENTRY |
@@ -565,9 +584,10 @@ int __register_kprobe(struct kprobe *p)
  * @p: the probe; either @p->addr or @p->symbol_name (plus @p->offset)
  *
  * Return: 0, or -EINVAL (bad or unprobeable address, already
- * registered), -ENOENT (unknown symbol, module going), -EILSEQ (not an
- * instruction boundary), -ENOMEM, -EAGAIN (kprobes not initialized yet),
- * or an error from the architecture or from ftrace.
+ * registered), -ENOENT (unknown symbol, an address kallsyms cannot name,
+ * module going), -EILSEQ (not an instruction boundary), -ENOMEM, -EAGAIN
+ * (kprobes not initialized yet), or an error from the architecture or
+ * from ftrace.
  */
 int register_kprobe(struct kprobe *p)
 {
@@ -577,7 +597,6 @@ int register_kprobe(struct kprobe *p)
 	return __register_kprobe(p);
 }
 EXPORT_SYMBOL_GPL(register_kprobe);
-NOKPROBE_SYMBOL(register_kprobe);
 
 static bool kprobe_aggr_all_disabled(struct kprobe *agg)
 {
@@ -588,6 +607,39 @@ static bool kprobe_aggr_all_disabled(struct kprobe *agg)
 			return false;
 	}
 	return true;
+}
+
+static void kprobe_retired_init(struct kprobe_retired *r)
+{
+	INIT_LIST_HEAD(&r->lone);
+	INIT_LIST_HEAD(&r->aggrs);
+}
+
+static void kprobe_retired_add(struct kprobe_retired *r, struct kprobe *entry)
+{
+	if (kprobe_is_aggr(entry))
+		list_add_tail(&container_of(entry, struct kprobe_aggr, kp)->retired,
+			      &r->aggrs);
+	else
+		list_add_tail(&entry->list, &r->lone);
+}
+
+/* Take an entry off @r, or NULL when none is left. */
+static struct kprobe *kprobe_retired_pop(struct kprobe_retired *r)
+{
+	struct kprobe_aggr *aggr;
+	struct kprobe *p;
+
+	p = list_first_entry_or_null(&r->lone, struct kprobe, list);
+	if (p) {
+		list_del_init(&p->list);
+		return p;
+	}
+	aggr = list_first_entry_or_null(&r->aggrs, struct kprobe_aggr, retired);
+	if (!aggr)
+		return NULL;
+	list_del(&aggr->retired);
+	return &aggr->kp;
 }
 
 /*
@@ -631,7 +683,7 @@ void __unregister_kprobe_bottom(struct kprobe *retired)
 	if (!kprobe_gone(retired))
 		arch_remove_kprobe(retired);
 	if (kprobe_is_aggr(retired))
-		kfree(retired);
+		kfree(container_of(retired, struct kprobe_aggr, kp));
 	else
 		INIT_HLIST_NODE(&retired->hlist);
 }
@@ -641,14 +693,13 @@ void __unregister_kprobe_bottom(struct kprobe *retired)
  * @p: a probe given to register_kprobe()
  *
  * Returns once no CPU can be running @p's handlers.  A probe that is not
- * registered only gets its addr cleared, with a warning in the log.
+ * registered only gets its addr cleared.
  */
 void unregister_kprobe(struct kprobe *p)
 {
 	unregister_kprobes(&p, 1);
 }
 EXPORT_SYMBOL_GPL(unregister_kprobe);
-NOKPROBE_SYMBOL(unregister_kprobe);
 
 /*
  * Register entries 0 to @num - 1 of a batch with @reg, stopping at the
@@ -671,13 +722,11 @@ int kprobe_register_batch(void *entries, int num,
 	*registered = ret ? i - 1 : i;
 	return ret;
 }
-NOKPROBE_SYMBOL(kprobe_register_batch);
 
 static int register_kprobe_entry(void *entries, int i)
 {
 	return __register_kprobe(((struct kprobe **)entries)[i]);
 }
-NOKPROBE_SYMBOL(register_kprobe_entry);
 
 /**
  * register_kprobes() - set several probes, all or none
@@ -699,52 +748,52 @@ int register_kprobes(struct kprobe **kps, int num)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kprobes);
-NOKPROBE_SYMBOL(register_kprobes);
 
 /**
  * unregister_kprobes() - remove several probes
  * @kps: the probes
  * @num: how many
  *
- * Entries that were not registered get their addr cleared.  The entry
- * probe of a kretprobe may be given too: its instance pool goes with it.
- * Waits for one grace period for the whole batch.
+ * Entries that were not registered get their addr cleared, silently: a
+ * batch may be partly registered.  The entry probe of a kretprobe may be
+ * given too: its instance pool goes with it.  Waits for one grace period
+ * for the whole batch.
  */
 void unregister_kprobes(struct kprobe **kps, int num)
 {
-	struct kprobe **retired;
+	struct kprobe_retired retired;
+	struct kprobe *entry;
 	int i;
 
 	if (num <= 0)
 		return;
-	retired = kcalloc(num, sizeof(*retired), GFP_KERNEL | __GFP_NOFAIL);
+	kprobe_retired_init(&retired);
 
 	scoped_guard(mutex, &kprobe_mutex) {
 		for (i = 0; i < num; i++) {
-			retired[i] = __unregister_kprobe_top(kps[i]);
-			if (IS_ERR(retired[i])) {
-				pr_warn("unregistering %pS: not registered\n",
-					kps[i]->addr);
+			entry = __unregister_kprobe_top(kps[i]);
+			if (IS_ERR(entry)) {
 				kps[i]->addr = NULL;
 				continue;
 			}
+			if (entry)
+				kprobe_retired_add(&retired, entry);
 			kretprobe_detach(kps[i]);
 		}
 	}
 
 	synchronize_rcu();
 	scoped_guard(mutex, &kprobe_mutex) {
+		while ((entry = kprobe_retired_pop(&retired)))
+			__unregister_kprobe_bottom(entry);
+		/* Those left with an addr were registered. */
 		for (i = 0; i < num; i++) {
-			if (IS_ERR(retired[i]))
-				continue;
-			__unregister_kprobe_bottom(retired[i]);
-			kretprobe_release(kps[i]);
+			if (kps[i]->addr)
+				kretprobe_release(kps[i]);
 		}
 	}
-	kfree(retired);
 }
 EXPORT_SYMBOL_GPL(unregister_kprobes);
-NOKPROBE_SYMBOL(unregister_kprobes);
 
 /**
  * enable_kprobe() - let a disabled probe fire again
@@ -782,7 +831,6 @@ int enable_kprobe(struct kprobe *kp)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(enable_kprobe);
-NOKPROBE_SYMBOL(enable_kprobe);
 
 /**
  * disable_kprobe() - stop a probe firing without removing it
@@ -820,7 +868,6 @@ int disable_kprobe(struct kprobe *kp)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(disable_kprobe);
-NOKPROBE_SYMBOL(disable_kprobe);
 
 /* For debugfs: buckets of the table, then the gone list. */
 struct hlist_head *kprobe_list_bucket(unsigned int idx)
@@ -876,42 +923,41 @@ int kprobe_disarm_all(void)
  * table, wait until no CPU can be in their handlers or slots, release
  * their architecture state, and keep them on the gone list for their
  * owners to unregister.
+ *
+ * With @may_run, code in that text can still be called until it is freed
+ * (a module's init text, from async work its init started), so the
+ * original instructions are put back first: a breakpoint that no table
+ * entry claims would kill the kernel.  Otherwise only ftrace, which keeps
+ * its own records, needs telling.
  */
 static void kprobe_retire_text(bool (*doomed)(unsigned long addr, void *arg),
-			       void *arg)
+			       void *arg, bool may_run)
 {
-	struct kprobe **retired, *entry, *kp;
-	unsigned int n = 0, i, j;
+	struct kprobe_retired retired;
+	struct kprobe *entry, *kp;
+	bool any = false;
+	unsigned int i;
 
 	lockdep_assert_held(&kprobe_mutex);
+	kprobe_retired_init(&retired);
 	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
-		hlist_for_each_entry(entry, &kprobe_table[i], hlist)
-			n += doomed((unsigned long)entry->addr, arg);
-	}
-	if (!n)
-		return;
-
-	/*
-	 * The hlist nodes stay untouched until the grace period is over: a
-	 * lookup may be standing on one and must still find its way along
-	 * the bucket.
-	 */
-	retired = kcalloc(n, sizeof(*retired), GFP_KERNEL | __GFP_NOFAIL);
-	for (i = 0, j = 0; i < KPROBE_TABLE_SIZE; i++) {
+		/* hlist_del_rcu() keeps the node's next: the walk goes on. */
 		hlist_for_each_entry(entry, &kprobe_table[i], hlist) {
 			if (!doomed((unsigned long)entry->addr, arg))
 				continue;
-			if (kprobe_ftrace(entry) &&
-			    kprobe_should_be_armed(entry))
-				kprobe_ftrace_disarm(entry);
+			if (kprobe_should_be_armed(entry) &&
+			    (may_run || kprobe_ftrace(entry)))
+				kprobe_disarm(entry);
 			hlist_del_rcu(&entry->hlist);
-			retired[j++] = entry;
+			kprobe_retired_add(&retired, entry);
+			any = true;
 		}
 	}
+	if (!any)
+		return;
 	synchronize_rcu();
 
-	for (j = 0; j < n; j++) {
-		entry = retired[j];
+	while ((entry = kprobe_retired_pop(&retired))) {
 		arch_remove_kprobe(entry);
 		entry->flags |= KPROBE_FLAG_GONE;
 		if (kprobe_is_aggr(entry)) {
@@ -920,7 +966,6 @@ static void kprobe_retire_text(bool (*doomed)(unsigned long addr, void *arg),
 		}
 		hlist_add_head(&entry->hlist, &kprobe_gone_list);
 	}
-	kfree(retired);
 }
 
 static bool kprobe_in_range(unsigned long addr, void *arg)
@@ -951,8 +996,9 @@ void kprobe_free_init_mem(void)
 		(unsigned long)__init_begin, (unsigned long)__init_end
 	};
 
+	/* Nothing runs there any more: async init work has been waited for. */
 	guard(mutex)(&kprobe_mutex);
-	kprobe_retire_text(kprobe_in_range, range);
+	kprobe_retire_text(kprobe_in_range, range, false);
 }
 
 static int kprobe_module_event(struct notifier_block *nb, unsigned long val,
@@ -971,10 +1017,11 @@ static int kprobe_module_event(struct notifier_block *nb, unsigned long val,
 		break;
 	case MODULE_STATE_LIVE:
 		/* The module's init text is freed next. */
-		kprobe_retire_text(kprobe_in_module_init, mod);
+		kprobe_retire_text(kprobe_in_module_init, mod, true);
 		break;
 	case MODULE_STATE_GOING:
-		kprobe_retire_text(kprobe_in_module, mod);
+		/* Unloaded or failed to load: nothing may call into it now. */
+		kprobe_retire_text(kprobe_in_module, mod, false);
 		kprobe_blacklist_remove_module(mod);
 		break;
 	}

@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
+#include <kunit/visibility.h>
 #include <asm/sections.h>
 
 #include "kprobes_internal.h"
@@ -155,6 +156,34 @@ bool within_kprobe_blacklist(unsigned long addr)
 			kprobe_bl_search(base));
 }
 
+static int kprobe_bl_add_range(struct list_head *list, unsigned long start,
+			       unsigned long end)
+{
+	struct kprobe_blacklist_entry *ent;
+
+	ent = kmalloc(sizeof(*ent), GFP_KERNEL);
+	if (!ent)
+		return -ENOMEM;
+	ent->start_addr = start;
+	ent->end_addr = end;
+	list_add_tail(&ent->list, list);
+	return 0;
+}
+
+/* Blacklist, on @list, the symbol around @entry; see below. */
+static int kprobe_bl_add_ksym(struct list_head *list, unsigned long entry)
+{
+	unsigned long size, off;
+	int ret;
+
+	if (!kernel_text_address(entry) ||
+	    !kallsyms_lookup_size_offset(entry, &size, &off))
+		return -EINVAL;
+
+	ret = kprobe_bl_add_range(list, entry - off, entry - off + size);
+	return ret ?: size - off;
+}
+
 /**
  * kprobe_add_ksym_blacklist() - blacklist the symbol containing an address
  * @entry: an address inside a function
@@ -164,42 +193,46 @@ bool within_kprobe_blacklist(unsigned long addr)
  */
 int kprobe_add_ksym_blacklist(unsigned long entry)
 {
-	struct kprobe_blacklist_entry *ent;
-	unsigned long size, off;
-
-	if (!kernel_text_address(entry) ||
-	    !kallsyms_lookup_size_offset(entry, &size, &off))
-		return -EINVAL;
-
-	ent = kmalloc(sizeof(*ent), GFP_KERNEL);
-	if (!ent)
-		return -ENOMEM;
-	ent->start_addr = entry - off;
-	ent->end_addr = ent->start_addr + size;
-	list_add_tail(&ent->list, &kprobe_blacklist);
-	return ent->end_addr - entry;
+	return kprobe_bl_add_ksym(&kprobe_blacklist, entry);
 }
+
+/*
+ * Blacklist [@start, @end) on @list, one entry per symbol so that debugfs
+ * can name them.  Where kallsyms cannot size a symbol, the rest of the
+ * area goes in as one range: a gap here would let probes into code that
+ * must not take them.  Visible to lib/test_kprobes.c, which walks areas
+ * onto a list of its own.
+ */
+VISIBLE_IF_KUNIT int kprobe_bl_add_area(struct list_head *list,
+					unsigned long start, unsigned long end)
+{
+	unsigned long addr = start;
+	int ret;
+
+	while (addr < end) {
+		ret = kprobe_bl_add_ksym(list, addr);
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret <= 0)
+			return kprobe_bl_add_range(list, addr, end);
+		addr += ret;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_bl_add_area);
 
 /**
  * kprobe_add_area_blacklist() - blacklist every symbol in a range
  * @start: first address
  * @end: first address past the range
  *
+ * The whole range is covered even where kallsyms cannot name its text.
+ *
  * Return: 0, or -ENOMEM.
  */
 int kprobe_add_area_blacklist(unsigned long start, unsigned long end)
 {
-	unsigned long addr;
-	int ret;
-
-	for (addr = start; addr < end; addr += ret) {
-		ret = kprobe_add_ksym_blacklist(addr);
-		if (ret == -EINVAL || ret == 0)
-			break;
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
+	return kprobe_bl_add_area(&kprobe_blacklist, start, end);
 }
 
 /**

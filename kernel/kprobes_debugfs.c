@@ -23,30 +23,31 @@ static void *kprobe_shown_addr(struct seq_file *m, void *addr)
 }
 
 /*
- * One line per user probe:
- *   ADDR  TYPE  SYMBOL+OFFSET  [MODULE]  [GONE][DISABLED][OPTIMIZED][FTRACE]
- * TYPE is k for a kprobe and r for a kretprobe.  OPTIMIZED and FTRACE
- * describe the breakpoint, which the entry (@entry) owns.
+ * One line per user probe, in the columns scripts have always parsed:
+ *   "ADDR  TYPE  SYMBOL+0xOFF  MODULE FLAGS", where MODULE is the module
+ *   name, or a lone space for kernel text;
+ *   "ADDR  TYPE  %pS FLAGS" when kallsyms cannot name the address.
+ * TYPE is k for a kprobe and r for a kretprobe.  FLAGS run together:
+ * [GONE][DISABLED][OPTIMIZED][FTRACE], the last two describing the
+ * breakpoint, which the table entry (@entry) owns.
  */
 static void kprobe_show_one(struct seq_file *m, struct kprobe *p,
 			    struct kprobe *entry)
 {
+	void *addr = kprobe_shown_addr(m, p->addr);
+	char type = kprobe_is_kretprobe(p) ? 'r' : 'k';
 	char name[KSYM_NAME_LEN];
-	unsigned long size, offset;
+	unsigned long offset;
 	const char *sym;
 	char *modname;
 
-	seq_printf(m, "%px  %c  ", kprobe_shown_addr(m, p->addr),
-		   kprobe_is_kretprobe(p) ? 'r' : 'k');
-
-	sym = kallsyms_lookup((unsigned long)p->addr, &size, &offset, &modname,
+	sym = kallsyms_lookup((unsigned long)p->addr, NULL, &offset, &modname,
 			      name);
 	if (sym)
-		seq_printf(m, "%s+0x%lx  ", sym, offset);
+		seq_printf(m, "%px  %c  %s+0x%lx  %s ", addr, type, sym, offset,
+			   modname ?: " ");
 	else
-		seq_printf(m, "%px  ", kprobe_shown_addr(m, p->addr));
-	if (sym && modname)
-		seq_printf(m, "[%s]  ", modname);
+		seq_printf(m, "%px  %c  %pS ", addr, type, p->addr);
 
 	seq_printf(m, "%s%s%s%s\n",
 		   kprobe_gone(p) ? "[GONE]" : "",

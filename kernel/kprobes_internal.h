@@ -100,5 +100,10 @@ int __init kprobe_blacklist_init(void);
 void kprobe_blacklist_add_module(struct module *mod);
 void kprobe_blacklist_remove_module(struct module *mod);
 struct list_head *kprobe_blacklist_entries(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Exported for lib/test_kprobes.c only. */
+int kprobe_bl_add_area(struct list_head *list, unsigned long start,
+		       unsigned long end);
+#endif
 
 #endif /* _KERNEL_KPROBES_INTERNAL_H */

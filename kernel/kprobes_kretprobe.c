@@ -10,11 +10,11 @@
  * belong to the returning frame, runs their handlers and jumps to the
  * real return address.
  *
- * Each kretprobe owns a pool (struct kretprobe_pool) of maxactive
- * instances.  Taking and returning an instance is lock-free.  When the
- * kretprobe is unregistered, the pool forgets it (pool->rp = NULL) and is
- * finalized; instances still in flight are dropped as they come back,
- * and the last one frees the pool.
+ * Each kretprobe owns a pool of maxactive instances, kept in a struct
+ * kretprobe_holder.  Taking and returning an instance is lock-free.  When
+ * the kretprobe is unregistered, the holder forgets it (rph->rp = NULL)
+ * and its pool is finalized; instances still in flight are dropped as
+ * they come back, and the last one frees the holder.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
@@ -28,12 +28,15 @@
 #include "kprobes_internal.h"
 
 /**
- * arch_kretprobe_fixup_return() - adjust registers once the return address
- *	is known
+ * arch_kretprobe_fixup_return() - put the real return address back
  * @regs: registers saved by the trampoline
  * @correct_ret_addr: where the function really returns to
  *
- * Most architectures need nothing here.
+ * Called after the return handlers and before the frame's instances leave
+ * the task's list.  An architecture whose unwinder reads the trampoline's
+ * frame stores @correct_ret_addr there, so that a stack walk between the
+ * two, when kretprobe_find_ret_addr() no longer knows the frame, still
+ * reaches the caller.  The default does nothing.
  */
 void __weak arch_kretprobe_fixup_return(struct pt_regs *regs,
 					kprobe_opcode_t *correct_ret_addr)
@@ -45,13 +48,13 @@ static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct kretprobe_instance *ri;
 
-	ri = objpool_pop(&rp->pool->objpool);
+	ri = objpool_pop(&rp->rph->pool);
 	if (!ri) {
 		rp->nmissed++;
 		return 0;
 	}
 	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
-		objpool_push(ri, &rp->pool->objpool);
+		objpool_push(ri, &rp->rph->pool);
 		return 0;
 	}
 	arch_prepare_kretprobe(ri, regs);
@@ -71,16 +74,22 @@ static void kretprobe_drop_rcu(struct rcu_head *head)
 	struct kretprobe_instance *ri =
 		container_of(head, struct kretprobe_instance, rcu);
 
-	objpool_drop(ri, &ri->owner->objpool);
+	objpool_drop(ri, &ri->rph->pool);
 }
 
-/* Give an instance back, or drop it when its kretprobe is gone. */
+/*
+ * Give an instance back, or drop it when its kretprobe is gone.  Not
+ * preemptible: unregistration waits for a grace period between clearing
+ * rph->rp and finalizing the pool, and a push that lands after the
+ * finalization would keep the holder alive for ever.
+ */
 static void kretprobe_recycle(struct kretprobe_instance *ri)
 {
-	struct kretprobe_pool *pool = ri->owner;
+	struct kretprobe_holder *rph = ri->rph;
 
-	if (likely(rcu_access_pointer(pool->rp)))
-		objpool_push(ri, &pool->objpool);
+	lockdep_assert_preemption_disabled();
+	if (likely(rcu_access_pointer(rph->rp)))
+		objpool_push(ri, &rph->pool);
 	else
 		call_rcu(&ri->rcu, kretprobe_drop_rcu);
 }
@@ -153,13 +162,6 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	unsigned long outer_status;
 	struct kretprobe *rp;
 
-	/* Checked here: stale instances are rare, and the call is not free. */
-	if (frame_pointer && *head && kretprobe_of(*head)->fp != frame_pointer)
-		kretprobe_drop_stale(head, frame_pointer);
-	last = kretprobe_frame_end(*head, frame_pointer);
-	real_ret = kretprobe_of(last)->ret_addr;
-	instruction_pointer_set(regs, (unsigned long)real_ret);
-
 	preempt_disable();
 	kcb = get_kprobe_ctlblk();
 	outer = __this_cpu_read(current_kprobe);
@@ -167,6 +169,17 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	/* Busy before the status is ours: a probe hit from an NMI only counts. */
 	__this_cpu_write(current_kprobe, &kprobe_busy_marker);
 	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+
+	/*
+	 * Checked here: stale instances are rare, and the call is not free.
+	 * The sweep recycles, so it too needs preemption off, and the busy
+	 * mark keeps a kretprobe hit in it off the list it is editing.
+	 */
+	if (frame_pointer && *head && kretprobe_of(*head)->fp != frame_pointer)
+		kretprobe_drop_stale(head, frame_pointer);
+	last = kretprobe_frame_end(*head, frame_pointer);
+	real_ret = kretprobe_of(last)->ret_addr;
+	instruction_pointer_set(regs, (unsigned long)real_ret);
 
 	/* Handlers may unwind the stack: keep the list intact meanwhile. */
 	node = *head;
@@ -184,6 +197,10 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 		node = node->next;
 	}
 
+	/*
+	 * Before the unlink: a stack walk in between must find the real
+	 * return address in the frame if no longer through an instance.
+	 */
 	arch_kretprobe_fixup_return(regs, real_ret);
 
 	node = *head;
@@ -264,7 +281,7 @@ static int kretprobe_init_instance(void *obj, void *context)
 {
 	struct kretprobe_instance *ri = obj;
 
-	ri->owner = context;
+	ri->rph = context;
 	return 0;
 }
 
@@ -274,11 +291,10 @@ static int kretprobe_pool_release(struct objpool_head *head, void *context)
 	return 0;
 }
 
+/* As in Documentation/trace/kprobes.rst, preemptible kernel or not. */
 static int kretprobe_default_maxactive(void)
 {
-	if (IS_ENABLED(CONFIG_PREEMPTION))
-		return max(10, 2 * (int)num_possible_cpus());
-	return num_possible_cpus();
+	return max(10, 2 * (int)num_possible_cpus());
 }
 
 static bool kretprobe_blacklisted(kprobe_opcode_t *addr)
@@ -336,43 +352,43 @@ static int kretprobe_check(struct kretprobe *rp)
 
 static int kretprobe_pool_create(struct kretprobe *rp)
 {
-	struct kretprobe_pool *pool;
+	struct kretprobe_holder *rph;
 	int ret;
 
 	if (rp->maxactive <= 0)
 		rp->maxactive = kretprobe_default_maxactive();
 
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-	if (!pool)
+	rph = kzalloc(sizeof(*rph), GFP_KERNEL);
+	if (!rph)
 		return -ENOMEM;
-	ret = objpool_init(&pool->objpool, rp->maxactive,
+	ret = objpool_init(&rph->pool, rp->maxactive,
 			   sizeof(struct kretprobe_instance) + rp->data_size,
-			   GFP_KERNEL, pool, kretprobe_init_instance,
+			   GFP_KERNEL, rph, kretprobe_init_instance,
 			   kretprobe_pool_release);
 	if (ret) {
-		kfree(pool);
+		kfree(rph);
 		return ret;
 	}
-	rcu_assign_pointer(pool->rp, rp);
-	rp->pool = pool;
+	rcu_assign_pointer(rph->rp, rp);
+	rp->rph = rph;
 	rp->nmissed = 0;
 	return 0;
 }
 
-/* Detach the pool from @rp; in-flight instances keep it alive. */
+/* Detach the holder from @rp; in-flight instances keep it alive. */
 static void kretprobe_pool_orphan(struct kretprobe *rp)
 {
-	if (rp->pool)
-		RCU_INIT_POINTER(rp->pool->rp, NULL);
+	if (rp->rph)
+		RCU_INIT_POINTER(rp->rph->rp, NULL);
 }
 
 /* After a grace period: nobody takes from the pool any more. */
 static void kretprobe_pool_finish(struct kretprobe *rp)
 {
-	if (!rp->pool)
+	if (!rp->rph)
 		return;
-	objpool_fini(&rp->pool->objpool);
-	rp->pool = NULL;
+	objpool_fini(&rp->rph->pool);
+	rp->rph = NULL;
 }
 
 /* unregister_kprobes() took @p out: no new instance may use its pool. */
@@ -394,7 +410,7 @@ static int __register_kretprobe(struct kretprobe *rp)
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
-	/* Before touching rp->pool, which a registered rp is using. */
+	/* Before touching rp->rph, which a registered rp is using. */
 	if (kprobe_is_registered(&rp->kp)) {
 		pr_info("%pS: this kretprobe is already registered\n",
 			rp->kp.addr);
@@ -434,7 +450,13 @@ int register_kretprobe(struct kretprobe *rp)
 	return __register_kretprobe(rp);
 }
 EXPORT_SYMBOL_GPL(register_kretprobe);
-NOKPROBE_SYMBOL(register_kretprobe);
+
+/*
+ * A kretprobe pointer is a pointer to its entry kprobe, so an array of
+ * them can be handed to unregister_kprobes() as it is: no copy to
+ * allocate, however long the batch.
+ */
+static_assert(offsetof(struct kretprobe, kp) == 0);
 
 /**
  * unregister_kretprobes() - remove several return probes
@@ -443,25 +465,14 @@ NOKPROBE_SYMBOL(register_kretprobe);
  *
  * Waits for one grace period for the whole batch.  Calls still in flight
  * return normally; their return handlers no longer run.  Entries that
- * were not registered get their kp.addr cleared, with a warning in the
- * log.
+ * were not registered get their kp.addr cleared.
  */
 void unregister_kretprobes(struct kretprobe **rps, int num)
 {
-	struct kprobe **kps;
-	int i;
-
-	if (num <= 0)
-		return;
-	kps = kcalloc(num, sizeof(*kps), GFP_KERNEL | __GFP_NOFAIL);
-	for (i = 0; i < num; i++)
-		kps[i] = &rps[i]->kp;
 	/* It detaches and releases the pools as it goes. */
-	unregister_kprobes(kps, num);
-	kfree(kps);
+	unregister_kprobes((struct kprobe **)rps, num);
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobes);
-NOKPROBE_SYMBOL(unregister_kretprobes);
 
 /**
  * unregister_kretprobe() - remove a return probe
@@ -474,13 +485,11 @@ void unregister_kretprobe(struct kretprobe *rp)
 	unregister_kretprobes(&rp, 1);
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobe);
-NOKPROBE_SYMBOL(unregister_kretprobe);
 
 static int register_kretprobe_entry(void *entries, int i)
 {
 	return __register_kretprobe(((struct kretprobe **)entries)[i]);
 }
-NOKPROBE_SYMBOL(register_kretprobe_entry);
 
 /**
  * register_kretprobes() - set several return probes, all or none
@@ -502,4 +511,3 @@ int register_kretprobes(struct kretprobe **rps, int num)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kretprobes);
-NOKPROBE_SYMBOL(register_kretprobes);

@@ -5,9 +5,10 @@
  * A cache hands out fixed-size slots cut from executable pages that the
  * architecture allocates.  A slot freed "dirty" may still have a CPU
  * executing in it, so it only becomes reusable after every task has been
- * through a voluntary context switch; such slots are collected in
- * batches.  A page is given back as soon as none of its slots is used or
- * dirty.
+ * through a voluntary context switch; a worker waits for that with no
+ * lock held, for all such slots at once.  A page none of whose slots is
+ * used or dirty is given back, except the last such page, which is kept
+ * for the next probe.
  *
  * The page list is walked without locks under RCU by the unwinders (via
  * kernel_text_address()) and by kallsyms; everything else holds the
@@ -23,6 +24,8 @@
 #include <linux/rcupdate.h>
 #include <linux/rcupdate_wait.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <kunit/visibility.h>
 
 #include "kprobes_internal.h"
 
@@ -31,7 +34,8 @@
 enum kprobe_slot_state {
 	KPROBE_SLOT_FREE,
 	KPROBE_SLOT_USED,
-	KPROBE_SLOT_DIRTY,
+	KPROBE_SLOT_DIRTY,	/* freed, a CPU may still run in it */
+	KPROBE_SLOT_RECLAIM,	/* dirty, and its grace period has begun */
 };
 
 struct kprobe_slot_page {
@@ -40,6 +44,13 @@ struct kprobe_slot_page {
 	kprobe_opcode_t *base;
 	unsigned int nr_busy;	/* used or dirty */
 	u8 state[];
+};
+
+static struct kprobe_insn_cache *const kprobe_slot_caches[] = {
+	&kprobe_insn_slots,
+#ifdef CONFIG_OPTPROBES
+	&kprobe_optinsn_slots,
+#endif
 };
 
 static unsigned int kprobe_slots_per_page(struct kprobe_insn_cache *c)
@@ -55,6 +66,24 @@ static void kprobe_slot_page_free(struct kprobe_insn_cache *c,
 			   (unsigned long)page->base, PAGE_SIZE, true, c->sym);
 	c->free(page->base);
 	kfree_rcu(page, rcu);
+}
+
+/*
+ * @page has no busy slot left.  Keep it while it is the only such page:
+ * whoever adds and removes a lone probe in a loop then reuses it, instead
+ * of allocating an executable page and flushing every TLB each time.
+ */
+static void kprobe_slot_page_idle(struct kprobe_insn_cache *c,
+				  struct kprobe_slot_page *page)
+{
+	struct kprobe_slot_page *other;
+
+	list_for_each_entry(other, &c->pages, node) {
+		if (other != page && !other->nr_busy) {
+			kprobe_slot_page_free(c, page);
+			return;
+		}
+	}
 }
 
 static struct kprobe_slot_page *kprobe_slot_page_new(struct kprobe_insn_cache *c)
@@ -93,31 +122,71 @@ static kprobe_opcode_t *kprobe_slot_take(struct kprobe_insn_cache *c,
 	return NULL;
 }
 
-/* Make dirty slots reusable once no task can still be running in them. */
-static void kprobe_slot_collect(struct kprobe_insn_cache *c)
+/* Move every slot of @c in state @from to @to; return how many moved. */
+static unsigned int kprobe_slot_move(struct kprobe_insn_cache *c,
+				     enum kprobe_slot_state from,
+				     enum kprobe_slot_state to)
 {
+	unsigned int i, moved, total = 0, n = kprobe_slots_per_page(c);
 	struct kprobe_slot_page *page, *tmp;
-	unsigned int i, n = kprobe_slots_per_page(c);
 
 	lockdep_assert_held(&c->mutex);
+	list_for_each_entry_safe(page, tmp, &c->pages, node) {
+		moved = 0;
+		for (i = 0; i < n; i++) {
+			if (page->state[i] == from) {
+				page->state[i] = to;
+				moved++;
+			}
+		}
+		total += moved;
+		if (to != KPROBE_SLOT_FREE || !moved)
+			continue;
+		page->nr_busy -= moved;
+		if (!page->nr_busy)
+			kprobe_slot_page_idle(c, page);
+	}
+	return total;
+}
+
+/*
+ * Make dirty slots reusable once no task can still be running in them.
+ * Whoever frees a dirty slot may hold text_mutex, and slots are taken
+ * under it: the wait, a tasks-RCU grace period, runs here with neither
+ * that nor any cache's mutex held.
+ */
+static void kprobe_slot_reclaim(struct work_struct *work)
+{
+	struct kprobe_insn_cache *c;
+	unsigned int i, pending = 0;
+
+	for (i = 0; i < ARRAY_SIZE(kprobe_slot_caches); i++) {
+		c = kprobe_slot_caches[i];
+		scoped_guard(mutex, &c->mutex)
+			pending += kprobe_slot_move(c, KPROBE_SLOT_DIRTY,
+						    KPROBE_SLOT_RECLAIM);
+	}
+	if (!pending)
+		return;
+
+	lockdep_assert_not_held(&text_mutex);
+	for (i = 0; i < ARRAY_SIZE(kprobe_slot_caches); i++)
+		lockdep_assert_not_held(&kprobe_slot_caches[i]->mutex);
 	/* Out-of-line code may be preempted: plain RCU is not enough. */
 	if (IS_ENABLED(CONFIG_TASKS_RCU))
 		synchronize_rcu_tasks();
 	else
 		synchronize_rcu();
 
-	list_for_each_entry_safe(page, tmp, &c->pages, node) {
-		for (i = 0; i < n; i++) {
-			if (page->state[i] != KPROBE_SLOT_DIRTY)
-				continue;
-			page->state[i] = KPROBE_SLOT_FREE;
-			page->nr_busy--;
-		}
-		if (!page->nr_busy)
-			kprobe_slot_page_free(c, page);
+	for (i = 0; i < ARRAY_SIZE(kprobe_slot_caches); i++) {
+		c = kprobe_slot_caches[i];
+		scoped_guard(mutex, &c->mutex)
+			c->nr_garbage -= kprobe_slot_move(c, KPROBE_SLOT_RECLAIM,
+							  KPROBE_SLOT_FREE);
 	}
-	c->nr_garbage = 0;
 }
+
+static DECLARE_WORK(kprobe_slot_reclaim_work, kprobe_slot_reclaim);
 
 /**
  * __get_insn_slot() - take a slot from a cache
@@ -130,29 +199,30 @@ kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c)
 	struct kprobe_slot_page *page;
 	kprobe_opcode_t *slot;
 
+	/* Never waits for dirty slots: callers may hold text_mutex. */
 	guard(mutex)(&c->mutex);
 	list_for_each_entry(page, &c->pages, node) {
 		slot = kprobe_slot_take(c, page);
 		if (slot)
 			return slot;
 	}
-	if (c->nr_garbage) {
-		kprobe_slot_collect(c);
-		list_for_each_entry(page, &c->pages, node) {
-			slot = kprobe_slot_take(c, page);
-			if (slot)
-				return slot;
-		}
-	}
 	page = kprobe_slot_page_new(c);
 	return page ? kprobe_slot_take(c, page) : NULL;
 }
+/* lib/test_kprobes.c frees slots dirty, which no in-tree caller does yet. */
+EXPORT_SYMBOL_IF_KUNIT(__get_insn_slot);
 
 /**
  * __free_insn_slot() - give a slot back
  * @c: the cache it came from
  * @slot: the slot
  * @dirty: non-zero if a CPU may still be executing in @slot
+ *
+ * A dirty slot is handed out again only once every task has been through a
+ * voluntary context switch; a worker waits for that, so this never sleeps
+ * longer than it takes to get the cache's mutex.  @c->nr_garbage counts
+ * the dirty slots until then.  Only the caches kprobes defines (insn and
+ * optinsn) take dirty slots: the worker knows no other.
  */
 void __free_insn_slot(struct kprobe_insn_cache *c, kprobe_opcode_t *slot,
 		      int dirty)
@@ -170,17 +240,18 @@ void __free_insn_slot(struct kprobe_insn_cache *c, kprobe_opcode_t *slot,
 			return;
 		if (dirty) {
 			page->state[i] = KPROBE_SLOT_DIRTY;
-			if (++c->nr_garbage > kprobe_slots_per_page(c))
-				kprobe_slot_collect(c);
+			c->nr_garbage++;
+			schedule_work(&kprobe_slot_reclaim_work);
 			return;
 		}
 		page->state[i] = KPROBE_SLOT_FREE;
 		if (!--page->nr_busy)
-			kprobe_slot_page_free(c, page);
+			kprobe_slot_page_idle(c, page);
 		return;
 	}
 	WARN_ONCE(1, "slot %pS is not from the %s cache\n", slot, c->sym);
 }
+EXPORT_SYMBOL_IF_KUNIT(__free_insn_slot);
 
 /**
  * __is_insn_slot_addr() - does an address lie in one of a cache's pages?
@@ -262,6 +333,7 @@ struct kprobe_insn_cache kprobe_insn_slots = {
 	.pages = LIST_HEAD_INIT(kprobe_insn_slots.pages),
 	.mutex = __MUTEX_INITIALIZER(kprobe_insn_slots.mutex),
 };
+EXPORT_SYMBOL_IF_KUNIT(kprobe_insn_slots);
 #endif /* __ARCH_WANT_KPROBES_INSN_SLOT */
 
 /**
@@ -277,17 +349,11 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 		       char *sym)
 {
 #ifdef __ARCH_WANT_KPROBES_INSN_SLOT
-	static struct kprobe_insn_cache *const caches[] = {
-		&kprobe_insn_slots,
-#ifdef CONFIG_OPTPROBES
-		&kprobe_optinsn_slots,
-#endif
-	};
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(caches); i++) {
-		if (!kprobe_cache_get_kallsym(caches[i], &symnum, value, type,
-					      sym))
+	for (i = 0; i < ARRAY_SIZE(kprobe_slot_caches); i++) {
+		if (!kprobe_cache_get_kallsym(kprobe_slot_caches[i], &symnum,
+					      value, type, sym))
 			return 0;
 	}
 #endif

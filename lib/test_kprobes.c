@@ -36,6 +36,9 @@
 #include <asm/processor-flags.h>
 #endif
 
+/* kprobe_bl_add_area(), exported for this suite only */
+#include "../kernel/kprobes_internal.h"
+
 /*
  * kprobes_test_marked() moves MARK_BEFORE and then MARK_AFTER into one fixed
  * register.  A probe on the second move sees MARK_BEFORE in that register
@@ -95,7 +98,8 @@ static __used noinline __noipa u32 kprobes_test_redirect(u32 x)
 	return ~x;
 }
 
-static __used noinline __noipa u32 kprobes_test_marked(u32 x)
+/* The two moves, in every function that carries the mark */
+static __always_inline u32 mark_moves(void)
 {
 	u32 v;
 
@@ -111,7 +115,12 @@ static __used noinline __noipa u32 kprobes_test_marked(u32 x)
 #else
 	v = MARK_AFTER;
 #endif
-	return v + x;
+	return v;
+}
+
+static __used noinline __noipa u32 kprobes_test_marked(u32 x)
+{
+	return mark_moves() + x;
 }
 
 /* Listed in this module's _kprobe_blacklist: must never take a probe. */
@@ -172,6 +181,8 @@ struct stack_capture {
 
 static unsigned long stack_seen_ret[NR_LEVELS];
 static struct stack_capture *inner_capture;
+/* what a case wants done from inside inner(), see follow_inner_plan() */
+static void (*inner_hook)(void);
 /* inner() prints a backtrace as an oops would, between these two lines */
 static bool inner_dump;
 #define DUMP_BEGIN	"kprobes_test: backtrace begins"
@@ -191,6 +202,8 @@ static __used noinline __noipa unsigned long kprobes_test_stack_inner(void)
 	stack_seen_ret[LEVEL_INNER] = (unsigned long)__builtin_return_address(0);
 	if (inner_capture)
 		capture_stack(inner_capture);
+	if (inner_hook)
+		inner_hook();
 	if (inner_dump) {
 		pr_info(DUMP_BEGIN "\n");
 		dump_stack_lvl(KERN_DEBUG);
@@ -248,9 +261,10 @@ static void mark_bytes(u8 *insn)
 #endif
 }
 
-static int find_mark(void)
+/* Where in @fn, a copy of kprobes_test_marked(), its MARK_AFTER move is. */
+static int find_mark_in(const void *fn)
 {
-	const u8 *text = (const u8 *)kprobes_test_marked;
+	const u8 *text = fn;
 	unsigned long size = symbol_size(text);
 	u8 want[MARK_LEN];
 	unsigned long off;
@@ -262,11 +276,16 @@ static int find_mark(void)
 	return -ENOENT;
 }
 #else
-static int find_mark(void)
+static int find_mark_in(const void *fn)
 {
 	return -EOPNOTSUPP;
 }
 #endif
+
+static int find_mark(void)
+{
+	return find_mark_in(kprobes_test_marked);
+}
 
 static unsigned long mark_reg(struct pt_regs *regs)
 {
@@ -582,48 +601,87 @@ static void reject_inside_instruction(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
 }
 
+/* Where a function's entry probe goes: past an ENDBR, if it has one. */
+static unsigned long entry_probe_point(unsigned long fn)
+{
+#ifdef CONFIG_X86_64
+	u32 insn;
+
+	if (!copy_from_kernel_nofault(&insn, (void *)fn, sizeof(insn)) &&
+	    is_endbr(insn))
+		return fn + ENDBR_INSN_SIZE;
+#endif
+	return fn;
+}
+
+enum past_end { PAST_END_NEXT_ENTRY, PAST_END_LATER_INSN };
+
 struct offset_case {
 	const char *desc;
-	unsigned int past_size;
+	enum past_end where;
 };
 
 static const struct offset_case offset_cases[] = {
-	{ "at the end", 0 },
-	{ "past the end", 64 },
+	{ "sym+size(sym): the next function's entry", PAST_END_NEXT_ENTRY },
+	{ "sym+N: an instruction in a later function", PAST_END_LATER_INSN },
 };
 
 KUNIT_ARRAY_PARAM_DESC(offset, offset_cases, desc);
 
 /*
- * An offset is taken literally, also past the symbol's end: tools name
- * an address in the next function as "previous+N".
+ * "sym+N" past the end of sym is read through kallsyms, as the base does:
+ * it names whatever follows sym, an entry when it is one (probepoint.tc
+ * of ftracetest probes such offsets).
  */
-static void offset_past_end_is_literal(struct kunit *test)
+static void offset_past_end_names_what_follows(struct kunit *test)
 {
 	const struct offset_case *oc = test->param_value;
+	unsigned long target = (unsigned long)kprobes_test_target;
 	unsigned long size = symbol_size(kprobes_test_target);
-	unsigned long want;
 	struct test_probe *tp = new_probe(test, 'A', NULL);
+	unsigned long want;
 
 	KUNIT_ASSERT_GT(test, size, 0);
-	want = (unsigned long)kprobes_test_target + size + oc->past_size;
 	tp->kp.symbol_name = "kprobes_test_target";
-	tp->kp.offset = size + oc->past_size;
-	reg_kprobe(test, &tp->kp);
+	if (oc->where == PAST_END_NEXT_ENTRY) {
+		/* kallsyms sizes a symbol up to the one that follows it */
+		want = entry_probe_point(target + size);
+		tp->kp.offset = size;
+	} else {
+		require_mark(test);
+		want = (unsigned long)mark_addr();
+		if (want < target + size)
+			kunit_skip(test, "kprobes_test_marked() lies before kprobes_test_target()");
+		tp->kp.offset = want - target;
+	}
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
 	KUNIT_EXPECT_EQ(test, (unsigned long)tp->kp.addr, want);
+	KUNIT_EXPECT_EQ(test, !!(tp->kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY),
+			oc->where == PAST_END_NEXT_ENTRY);
+	if (oc->where == PAST_END_LATER_INSN) {
+		KUNIT_EXPECT_EQ(test, kprobes_test_marked(1), MARK_AFTER + 1);
+		KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+		KUNIT_EXPECT_EQ(test, tp->pre_mark, MARK_BEFORE);
+	}
 }
 
 enum non_text { IN_DATA, ON_STACK, IN_HEAP };
 
+/*
+ * An address kallsyms cannot name is -ENOENT, as in the base; with
+ * KALLSYMS_ALL it names module data, which is then refused as no text.
+ */
 struct non_text_case {
 	const char *desc;
 	enum non_text where;
+	int err;
 };
 
 static const struct non_text_case non_text_cases[] = {
-	{ "module data", IN_DATA },
-	{ "stack", ON_STACK },
-	{ "heap", IN_HEAP },
+	{ "module data", IN_DATA,
+	  IS_ENABLED(CONFIG_KALLSYMS_ALL) ? -EINVAL : -ENOENT },
+	{ "stack", ON_STACK, -ENOENT },
+	{ "heap", IN_HEAP, -ENOENT },
 };
 
 KUNIT_ARRAY_PARAM_DESC(non_text, non_text_cases, desc);
@@ -645,7 +703,7 @@ static void reject_non_text(struct kunit *test)
 		tp->kp.addr = (kprobe_opcode_t *)tp;
 		break;
 	}
-	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &tp->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &tp->kp), nc->err);
 	OPTIMIZER_HIDE_VAR(on_stack);
 }
 
@@ -688,10 +746,103 @@ static void reject_blacklisted_address(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
 }
 
+/* Do the blacklist entries on @list cover [@start, @end) without a gap? */
+static bool bl_covers(struct list_head *list, unsigned long start,
+		      unsigned long end)
+{
+	struct kprobe_blacklist_entry *ent;
+	unsigned long addr = start;
+	bool moved = true;
+
+	while (addr < end && moved) {
+		moved = false;
+		list_for_each_entry(ent, list, list) {
+			if (ent->start_addr <= addr && addr < ent->end_addr) {
+				addr = ent->end_addr;
+				moved = true;
+			}
+		}
+	}
+	return addr >= end;
+}
+
+static void bl_free(struct list_head *list)
+{
+	struct kprobe_blacklist_entry *ent, *tmp;
+
+	list_for_each_entry_safe(ent, tmp, list, list) {
+		list_del(&ent->list);
+		kfree(ent);
+	}
+}
+
+/*
+ * A blacklisted area is covered to its end even where kallsyms cannot size
+ * its text: an area that is no text at all, and one running from this
+ * module's text past its end.  Walked onto a list of our own, so the
+ * kernel's blacklist is left alone.
+ */
+static void blacklist_area_has_no_gap(struct kunit *test)
+{
+	unsigned long start, end;
+	LIST_HEAD(list);
+	void *buf;
+
+	buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	start = (unsigned long)buf;
+	KUNIT_EXPECT_EQ(test, kprobe_bl_add_area(&list, start, start + 64), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, bl_covers(&list, start, start + 64),
+			      "a gap in an area kallsyms cannot name");
+	bl_free(&list);
+
+	if (!IS_MODULE(CONFIG_KPROBES_SANITY_TEST))
+		kunit_skip(test, "built in: no module text to walk past");
+	start = (unsigned long)kprobes_test_blacklisted;
+	end = (unsigned long)THIS_MODULE->mem[MOD_TEXT].base +
+	      THIS_MODULE->mem[MOD_TEXT].size + PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, kprobe_bl_add_area(&list, start, end), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, bl_covers(&list, start, end),
+			      "a gap in an area running past the module's text");
+	bl_free(&list);
+}
+
+#ifdef __ARCH_WANT_KPROBES_INSN_SLOT
+static int insn_slots_dirty(void)
+{
+	guard(mutex)(&kprobe_insn_slots.mutex);
+	return kprobe_insn_slots.nr_garbage;
+}
+#endif
+
+/*
+ * A slot freed dirty (a CPU may still run in it) becomes free again once
+ * no task can be in it, without anyone having to allocate or free more
+ * slots to get it collected: the cache's count of dirty slots drops to 0.
+ */
+static void insn_slot_dirty_reclaimed(struct kunit *test)
+{
+#ifdef __ARCH_WANT_KPROBES_INSN_SLOT
+	kprobe_opcode_t *slot;
+	int i;
+
+	slot = get_insn_slot();
+	KUNIT_ASSERT_NOT_NULL(test, slot);
+	free_insn_slot(slot, 1);
+	KUNIT_EXPECT_GT(test, insn_slots_dirty(), 0);
+	for (i = 0; i < 200 && insn_slots_dirty(); i++)
+		msleep(50);
+	KUNIT_EXPECT_EQ(test, insn_slots_dirty(), 0);
+#else
+	kunit_skip(test, "no instruction slots on this arch");
+#endif
+}
+
+/* What runs in probe context; the API itself may be probed. */
 static const struct symbol_case own_code_cases[] = {
 	{ "get_kprobe", "get_kprobe" },
-	{ "register_kprobe", "register_kprobe" },
-	{ "unregister_kprobes", "unregister_kprobes" },
+	{ "kprobes_inc_nmissed_count", "kprobes_inc_nmissed_count" },
+	{ "kprobe_busy_begin", "kprobe_busy_begin" },
 };
 
 KUNIT_ARRAY_PARAM_DESC(own_code, own_code_cases, desc);
@@ -1094,6 +1245,34 @@ static void register_kprobes_rollback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
 }
 
+#define QUIET_BEGIN	"kprobes_test: the core should be quiet from here"
+
+/* How many lines the core (pr_fmt "kprobes: ") logged since QUIET_BEGIN. */
+static int core_lines_since_quiet(struct kunit *test)
+{
+	const size_t size = 512;
+	struct kmsg_dump_iter iter;
+	char *line;
+	size_t len;
+	int n = -1;
+
+	line = kunit_kzalloc(test, size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	kmsg_dump_rewind(&iter);
+	while (kmsg_dump_get_line(&iter, false, line, size - 1, &len)) {
+		line[len] = '\0';
+		if (strstr(line, QUIET_BEGIN))
+			n = 0;
+		else if (n >= 0 && strstr(line, "kprobes: "))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * Batch users roll back with partly registered arrays: the entries never
+ * registered get their addr cleared, silently, as in the base.
+ */
 static void unregister_kprobes_partly_registered(struct kunit *test)
 {
 	struct test_probe *a = probe_at(test, 'A', NULL, kprobes_test_target);
@@ -1103,7 +1282,10 @@ static void unregister_kprobes_partly_registered(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &a->kp), 0);
 	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &b->kp), 0);
+	pr_info(QUIET_BEGIN "\n");
 	unregister_kprobes(kps, ARRAY_SIZE(kps));
+	if (IS_ENABLED(CONFIG_PRINTK))
+		KUNIT_EXPECT_EQ(test, core_lines_since_quiet(test), 0);
 	kunit_remove_action(test, unregister_kprobe_action, &a->kp);
 	kunit_remove_action(test, unregister_kprobe_action, &b->kp);
 	KUNIT_EXPECT_NULL(test, never->kp.addr);
@@ -1115,7 +1297,10 @@ static void unregister_kprobes_partly_registered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &a->kp), 0);
 }
 
-/* The task whose synchronize_rcu() calls count_own_sync() counts. */
+/*
+ * The task whose calls count_own_sync() counts: of synchronize_rcu(), or
+ * of whatever else the probe using it sits on.
+ */
 static struct task_struct *sync_counted_task;
 
 static int count_own_sync(struct kprobe *kp, struct pt_regs *regs)
@@ -1164,6 +1349,147 @@ static void unregister_batch_one_grace_period(struct kunit *test)
 	kprobes_test_marked(0);
 	for (i = 0; i < BATCH_PROBES; i++)
 		KUNIT_EXPECT_EQ(test, to_test_probe(kps[i])->pre_hits, 0);
+}
+
+/* Many more kprobes than an order-1 array of pointers holds */
+#define LARGE_BATCH	4096
+
+static struct kprobe large_batch[LARGE_BATCH];
+static struct kprobe *large_batch_ptrs[LARGE_BATCH];
+static int large_batch_hits;
+
+static int count_large_batch_hit(struct kprobe *kp, struct pt_regs *regs)
+{
+	large_batch_hits++;
+	return 0;
+}
+
+static void unregister_large_batch(void *kps)
+{
+	unregister_kprobes(kps, LARGE_BATCH);
+}
+
+/*
+ * Unregistering thousands of kprobes at once allocates nothing large (a
+ * __GFP_NOFAIL array that size warns under fragmentation) and still waits
+ * for one grace period.  Probes on synchronize_rcu() and on the
+ * large-kmalloc paths count this task's calls meanwhile.
+ */
+static void unregister_kprobes_large_batch(struct kunit *test)
+{
+	static const char *const large_kmalloc[] = {
+		"__kmalloc_large_noprof", "__kmalloc_large_node_noprof",
+	};
+	void *const targets[] = {
+		kprobes_test_target, kprobes_test_other, kprobes_test_marked,
+	};
+	struct test_probe *sync, *large[ARRAY_SIZE(large_kmalloc)];
+	int i, large_hits = 0;
+
+	sync = new_probe(test, 'S', NULL);
+	sync->kp.symbol_name = "synchronize_rcu";
+	sync->kp.pre_handler = count_own_sync;
+	sync->kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &sync->kp), 0);
+	for (i = 0; i < ARRAY_SIZE(large); i++) {
+		large[i] = new_probe(test, 'L', NULL);
+		large[i]->kp.symbol_name = large_kmalloc[i];
+		large[i]->kp.pre_handler = count_own_sync;
+		large[i]->kp.post_handler = NULL;
+		KUNIT_ASSERT_EQ(test, reg_kprobe(test, &large[i]->kp), 0);
+	}
+	memset(large_batch, 0, sizeof(large_batch));
+	for (i = 0; i < LARGE_BATCH; i++) {
+		large_batch[i].addr = targets[i % ARRAY_SIZE(targets)];
+		large_batch[i].pre_handler = count_large_batch_hit;
+		large_batch_ptrs[i] = &large_batch[i];
+	}
+	KUNIT_ASSERT_EQ(test, register_kprobes(large_batch_ptrs, LARGE_BATCH), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_large_batch,
+							large_batch_ptrs), 0);
+	large_batch_hits = 0;
+	kprobes_test_target(0);
+	kprobes_test_other(0);
+	kprobes_test_marked(0);
+	KUNIT_EXPECT_EQ(test, large_batch_hits, LARGE_BATCH);
+
+	WRITE_ONCE(sync_counted_task, current);
+	kunit_release_action(test, unregister_large_batch, large_batch_ptrs);
+	WRITE_ONCE(sync_counted_task, NULL);
+
+	KUNIT_EXPECT_GE(test, sync->pre_hits, 1);
+	KUNIT_EXPECT_LE(test, sync->pre_hits, 2);
+	for (i = 0; i < ARRAY_SIZE(large); i++)
+		large_hits += large[i]->pre_hits;
+	KUNIT_EXPECT_EQ(test, large_hits, 0);
+	kprobes_test_target(0);
+	kprobes_test_other(0);
+	kprobes_test_marked(0);
+	KUNIT_EXPECT_EQ(test, large_batch_hits, LARGE_BATCH);
+	/* Really gone: the first of them registers again. */
+	large_batch[0].flags = 0;
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &large_batch[0]), 0);
+}
+
+/* The API is probeable: "perf probe register_kprobe" to debug a user. */
+static const struct symbol_case api_cases[] = {
+	{ "register_kprobe", "register_kprobe" },
+	{ "register_kprobes", "register_kprobes" },
+	{ "disable_kprobe", "disable_kprobe" },
+	{ "enable_kprobe", "enable_kprobe" },
+	{ "unregister_kprobes", "unregister_kprobes" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(api, api_cases, desc);
+
+/*
+ * A probe on an API function fires once for each call this task makes,
+ * and the probes the calls manage behave as they would without it.
+ */
+static void probe_on_the_api(struct kunit *test)
+{
+	const struct symbol_case *sc = test->param_value;
+	struct test_probe *watch = new_probe(test, 'W', NULL);
+	struct test_probe *a = probe_at(test, 'A', NULL, kprobes_test_target);
+	struct test_probe *b = probe_at(test, 'B', NULL, kprobes_test_other);
+	struct kprobe *just_b[] = { &b->kp };
+	struct kprobe *both[] = { &a->kp, &b->kp };
+	int ret;
+
+	watch->kp.symbol_name = sc->symbol;
+	watch->kp.pre_handler = count_own_sync;
+	watch->kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &watch->kp), 0);
+
+	/* Each API function is called once while this task is counted. */
+	WRITE_ONCE(sync_counted_task, current);
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &a->kp), 0);
+	ret = register_kprobes(just_b, 1);
+	if (!ret)
+		ret = kunit_add_action_or_reset(test, unregister_kprobe_action,
+						&b->kp);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&a->kp), 0);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&a->kp), 0);
+	kprobes_test_target(0);
+	kprobes_test_other(0);
+	unregister_kprobes(both, ARRAY_SIZE(both));
+	WRITE_ONCE(sync_counted_task, NULL);
+	kunit_remove_action(test, unregister_kprobe_action, &a->kp);
+	kunit_remove_action(test, unregister_kprobe_action, &b->kp);
+
+	KUNIT_EXPECT_EQ(test, watch->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
+	kprobes_test_target(0);
+	kprobes_test_other(0);
+	KUNIT_EXPECT_EQ(test, a->pre_hits + b->pre_hits, 2);
+	/* and the API still works under the probe */
+	clear_for_reuse(&a->kp);
+	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &a->kp), 0);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 2);
 }
 
 #ifdef CONFIG_KRETPROBES
@@ -1325,6 +1651,134 @@ static void register_kretprobes_rollback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->ret_hits, 1);
 }
 
+/* More kretprobes than an order-1 array of pointers holds. */
+#define BIG_BATCH	1100
+
+static struct kretprobe big_batch[BIG_BATCH];
+static struct kretprobe *big_batch_ptrs[BIG_BATCH];
+static int big_batch_returns;
+
+static int count_big_batch_return(struct kretprobe_instance *ri,
+				  struct pt_regs *regs)
+{
+	big_batch_returns++;
+	return 0;
+}
+
+static void unregister_big_batch(void *rps)
+{
+	unregister_kretprobes(rps, BIG_BATCH);
+}
+
+/*
+ * Unregistering a big batch of kretprobes waits for one grace period and
+ * allocates nothing large: a __GFP_NOFAIL array of that size is an
+ * order-2 allocation, which warns under fragmentation.  Probes on
+ * synchronize_rcu() and on the large-kmalloc paths count this task's calls.
+ */
+static void unregister_kretprobes_big_batch(struct kunit *test)
+{
+	static const char *const large_kmalloc[] = {
+		"__kmalloc_large_noprof", "__kmalloc_large_node_noprof",
+	};
+	struct test_probe *sync, *large[ARRAY_SIZE(large_kmalloc)];
+	int i, large_hits = 0;
+
+	sync = new_probe(test, 'S', NULL);
+	sync->kp.symbol_name = "synchronize_rcu";
+	sync->kp.pre_handler = count_own_sync;
+	sync->kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &sync->kp), 0);
+	for (i = 0; i < ARRAY_SIZE(large); i++) {
+		large[i] = new_probe(test, 'L', NULL);
+		large[i]->kp.symbol_name = large_kmalloc[i];
+		large[i]->kp.pre_handler = count_own_sync;
+		large[i]->kp.post_handler = NULL;
+		KUNIT_ASSERT_EQ(test, reg_kprobe(test, &large[i]->kp), 0);
+	}
+	memset(big_batch, 0, sizeof(big_batch));
+	for (i = 0; i < BIG_BATCH; i++) {
+		big_batch[i].kp.addr = (kprobe_opcode_t *)kprobes_test_target;
+		big_batch[i].maxactive = 1;
+		big_batch[i].handler = count_big_batch_return;
+		big_batch_ptrs[i] = &big_batch[i];
+	}
+	KUNIT_ASSERT_EQ(test, register_kretprobes(big_batch_ptrs, BIG_BATCH), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unregister_big_batch,
+							big_batch_ptrs), 0);
+	big_batch_returns = 0;
+	KUNIT_EXPECT_EQ(test, kprobes_test_target(1), 4u);
+	KUNIT_EXPECT_EQ(test, big_batch_returns, BIG_BATCH);
+
+	WRITE_ONCE(sync_counted_task, current);
+	kunit_release_action(test, unregister_big_batch, big_batch_ptrs);
+	WRITE_ONCE(sync_counted_task, NULL);
+
+	KUNIT_EXPECT_GE(test, sync->pre_hits, 1);
+	KUNIT_EXPECT_LE(test, sync->pre_hits, 2);
+	for (i = 0; i < ARRAY_SIZE(large); i++)
+		large_hits += large[i]->pre_hits;
+	KUNIT_EXPECT_EQ(test, large_hits, 0);
+	kprobes_test_target(1);
+	KUNIT_EXPECT_EQ(test, big_batch_returns, BIG_BATCH);
+	for (i = 0; i < BIG_BATCH; i++)
+		if (big_batch[i].rph)
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, BIG_BATCH, "kretprobe %d kept its instances", i);
+	/* Really gone: the first of them registers again. */
+	clear_for_reuse(&big_batch[0].kp);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &big_batch[0]), 0);
+	kprobes_test_target(1);
+	KUNIT_EXPECT_EQ(test, big_batch_returns, BIG_BATCH + 1);
+}
+
+/* As for kprobes, the kretprobe API can be probed. */
+static void probe_on_the_kretprobe_api(struct kunit *test)
+{
+	static const char *const api[] = {
+		"register_kretprobe", "register_kretprobes",
+		"unregister_kretprobe", "unregister_kretprobes",
+	};
+	struct test_kretprobe *a = new_kretprobe(test, 'A', kprobes_test_target);
+	struct test_kretprobe *b = new_kretprobe(test, 'B', kprobes_test_other);
+	struct kretprobe *just_a[] = { &a->rp }, *just_b[] = { &b->rp };
+	struct test_probe *watch[ARRAY_SIZE(api)];
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(api); i++) {
+		watch[i] = new_probe(test, 'W', NULL);
+		watch[i]->kp.symbol_name = api[i];
+		watch[i]->kp.pre_handler = count_own_sync;
+		watch[i]->kp.post_handler = NULL;
+		KUNIT_ASSERT_EQ_MSG(test, reg_kprobe(test, &watch[i]->kp), 0,
+				    "%s", api[i]);
+	}
+
+	WRITE_ONCE(sync_counted_task, current);
+	KUNIT_EXPECT_EQ(test, reg_kretprobe(test, &a->rp), 0);
+	ret = register_kretprobes(just_b, 1);
+	if (!ret)
+		ret = kunit_add_action_or_reset(test, unregister_kretprobe_action,
+						&b->rp);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	kprobes_test_target(0);
+	kprobes_test_other(0);
+	unregister_kretprobes(just_a, 1);
+	unregister_kretprobe(&b->rp);
+	WRITE_ONCE(sync_counted_task, NULL);
+	kunit_remove_action(test, unregister_kretprobe_action, &a->rp);
+	kunit_remove_action(test, unregister_kretprobe_action, &b->rp);
+
+	KUNIT_EXPECT_EQ(test, watch[0]->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, watch[1]->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, watch[2]->pre_hits, 1);
+	/* unregister_kretprobe() may or may not go through it */
+	KUNIT_EXPECT_GE(test, watch[3]->pre_hits, 1);
+	KUNIT_EXPECT_LE(test, watch[3]->pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, a->ret_hits, 1);
+	KUNIT_EXPECT_EQ(test, b->ret_hits, 1);
+}
+
 /* kretprobes */
 
 static void kretprobe_return_value(struct kunit *test)
@@ -1409,13 +1863,18 @@ static void kretprobe_maxactive_nested_miss(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tr->data_mismatches, 0);
 }
 
+/* The documented default, with or without CONFIG_PREEMPTION. */
 static void kretprobe_default_maxactive(struct kunit *test)
 {
 	struct test_kretprobe *tr = new_kretprobe(test, 'R', kprobes_test_target);
-	int want = num_possible_cpus();
+	int want = max(10, 2 * (int)num_possible_cpus());
 
-	if (IS_ENABLED(CONFIG_PREEMPTION))
-		want = max(10, 2 * want);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	KUNIT_EXPECT_EQ(test, tr->rp.maxactive, want);
+	/* so is a negative value */
+	unreg_kretprobe(test, &tr->rp);
+	clear_for_reuse(&tr->rp.kp);
+	tr->rp.maxactive = -1;
 	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
 	KUNIT_EXPECT_EQ(test, tr->rp.maxactive, want);
 }
@@ -1649,6 +2108,218 @@ static void kretprobe_stack_nested(struct kunit *test)
 	KUNIT_EXPECT_LT(test, find_entry(inner->capture, trampoline), 0);
 }
 
+#ifdef CONFIG_DYNAMIC_FTRACE
+/*
+ * A function tracer on call_rcu(), which the return path calls to drop the
+ * instance of an unregistered kretprobe.  Unlike a probe handler it also
+ * runs while the CPU is marked busy, so it sees what an interrupt arriving
+ * there would see.  Only the first call from the watched task counts; it
+ * notes how deeply preemption is disabled there and takes a stack trace.
+ */
+struct rcu_watch {
+	struct ftrace_ops ops;
+	struct task_struct *task;
+	int hits;
+	unsigned int depth;
+	struct stack_capture capture;
+};
+
+static struct rcu_head watch_baseline_head;
+
+static void watch_baseline_done(struct rcu_head *head)
+{
+}
+
+static void watch_call_rcu(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	struct rcu_watch *w = container_of(ops, struct rcu_watch, ops);
+
+	if (current != READ_ONCE(w->task) || w->hits++)
+		return;
+	w->depth = preempt_count() & PREEMPT_MASK;
+	capture_stack(&w->capture);
+}
+
+static void rcu_watch_stop(void *arg)
+{
+	struct rcu_watch *w = arg;
+
+	unregister_ftrace_function(&w->ops);
+	ftrace_free_filter(&w->ops);
+}
+
+static struct rcu_watch *rcu_watch_start(struct kunit *test)
+{
+	unsigned char func[] = "call_rcu";
+	struct rcu_watch *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->ops.func = watch_call_rcu;
+	w->ops.flags = FTRACE_OPS_FL_RECURSION;
+	ret = ftrace_set_filter(&w->ops, func, strlen(func), 1);
+	if (!ret)
+		ret = register_ftrace_function(&w->ops);
+	if (ret) {
+		ftrace_free_filter(&w->ops);
+		KUNIT_FAIL_AND_ABORT(test, "cannot trace call_rcu(): %d", ret);
+	}
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rcu_watch_stop, w), 0);
+	return w;
+}
+
+/* The depth the watch sees for a call_rcu() from plain task context. */
+static unsigned int rcu_watch_baseline(struct kunit *test, struct rcu_watch *w)
+{
+	unsigned int depth;
+
+	WRITE_ONCE(w->task, current);
+	call_rcu(&watch_baseline_head, watch_baseline_done);
+	WRITE_ONCE(w->task, NULL);
+	rcu_barrier();
+	KUNIT_ASSERT_EQ(test, w->hits, 1);
+	depth = w->depth;
+	w->hits = 0;
+	return depth;
+}
+
+/*
+ * What inner() does for the cases below, in this order: unregister a
+ * kretprobe that has an instance in flight, return past its own
+ * trampoline, and start the watch.
+ */
+static struct {
+	struct kretprobe *unregister;
+	bool escape;
+	bool escaped;
+	struct rcu_watch *watch;
+} inner_plan;
+
+/*
+ * As if the stack were unwound past inner() (a longjmp, in effect): it
+ * returns straight to outer(), and its kretprobe's instance stays on the
+ * task's list.  x86 keeps the return address in the slot ri->fp names.
+ */
+static bool return_past_trampoline(void)
+{
+#ifdef CONFIG_X86
+	struct llist_node *first = current->kretprobe_instances.first;
+	struct kretprobe_instance *ri;
+	unsigned long *slot;
+
+	if (!first)
+		return false;
+	ri = container_of(first, struct kretprobe_instance, llist);
+	slot = ri->fp;
+	if (*slot != stack_seen_ret[LEVEL_INNER])
+		return false;
+	*slot = (unsigned long)ri->ret_addr;
+	return true;
+#else
+	return false;
+#endif
+}
+
+static void follow_inner_plan(void)
+{
+	if (inner_plan.unregister)
+		unregister_kretprobe(inner_plan.unregister);
+	if (inner_plan.escape)
+		inner_plan.escaped = return_past_trampoline();
+	if (inner_plan.watch)
+		WRITE_ONCE(inner_plan.watch->task, current);
+}
+
+static void run_inner_plan(struct kunit *test, struct kretprobe *unregister,
+			   bool escape, struct rcu_watch *w)
+{
+	inner_plan.unregister = unregister;
+	inner_plan.escape = escape;
+	inner_plan.escaped = false;
+	inner_plan.watch = w;
+	inner_hook = follow_inner_plan;
+	KUNIT_EXPECT_EQ(test, kprobes_test_stack_driver(), OUTER_VALUE + 1);
+	inner_hook = NULL;
+	WRITE_ONCE(w->task, NULL);
+	kunit_remove_action(test, unregister_kretprobe_action, unregister);
+}
+
+/*
+ * inner() returns past its trampoline, and outer()'s return sweeps the
+ * instance it left.  inner()'s kretprobe is unregistered by then, so the
+ * sweep drops the instance through call_rcu(); it must do so with
+ * preemption off (deeper than in plain task context), or an unregistration
+ * could finalize a pool between the sweep's look at it and its push.
+ */
+static void kretprobe_stale_instance_swept(struct kunit *test)
+{
+	struct test_kretprobe *outer = new_kretprobe(test, 'O',
+						     kprobes_test_stack_outer);
+	struct test_kretprobe *inner = new_kretprobe(test, 'I',
+						     kprobes_test_stack_inner);
+	unsigned long real[NR_LEVELS];
+	struct rcu_watch *w;
+	unsigned int task_depth;
+
+	if (!IS_ENABLED(CONFIG_X86))
+		kunit_skip(test, "only x86 knows where to find the return address");
+	stack_real_returns(test, real);
+	w = rcu_watch_start(test);
+	task_depth = rcu_watch_baseline(test, w);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &outer->rp), 0);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &inner->rp), 0);
+	run_inner_plan(test, &inner->rp, true, w);
+	KUNIT_ASSERT_TRUE(test, inner_plan.escaped);
+	KUNIT_EXPECT_EQ(test, inner->entry_hits, 1);
+	KUNIT_EXPECT_EQ(test, inner->ret_hits, 0);
+	KUNIT_EXPECT_EQ(test, outer->ret_hits, 1);
+	KUNIT_EXPECT_EQ(test, outer->ret_retaddr, real[LEVEL_OUTER]);
+	KUNIT_EXPECT_NULL(test, current->kretprobe_instances.first);
+	KUNIT_ASSERT_EQ(test, w->hits, 1);
+	/* Without a preempt count every depth reads 0. */
+	if (IS_ENABLED(CONFIG_PREEMPT_COUNT))
+		KUNIT_EXPECT_GT(test, w->depth, task_depth);
+}
+
+/*
+ * A stack walk from the end of a kretprobe return, after the frame's
+ * instances have left the task's list: outer()'s kretprobe is unregistered
+ * while outer() runs, so its instance is dropped through call_rcu(), where
+ * the watch takes a trace.  outer()'s caller must be in it.
+ */
+static void kretprobe_stack_after_unlink(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R',
+						  kprobes_test_stack_outer);
+	unsigned long real[NR_LEVELS];
+	struct rcu_watch *w;
+
+	require_kretprobe_unwinding(test);
+	if (!IS_ENABLED(CONFIG_X86))
+		kunit_skip(test, "this backend restores the return address late");
+	stack_real_returns(test, real);
+	w = rcu_watch_start(test);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	run_inner_plan(test, &tr->rp, false, w);
+	KUNIT_EXPECT_EQ(test, tr->entry_hits, 1);
+	KUNIT_EXPECT_EQ(test, tr->ret_hits, 0);
+	KUNIT_ASSERT_EQ(test, w->hits, 1);
+	KUNIT_EXPECT_GE(test, find_entry(&w->capture, real[LEVEL_OUTER]), 0);
+	KUNIT_EXPECT_LT(test, find_entry(&w->capture, stack_seen_ret[LEVEL_OUTER]), 0);
+}
+#else
+static void kretprobe_stale_instance_swept(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_DYNAMIC_FTRACE");
+}
+
+static void kretprobe_stack_after_unlink(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_DYNAMIC_FTRACE");
+}
+#endif /* CONFIG_DYNAMIC_FTRACE */
+
 static int sleeper_thread(void *arg)
 {
 	struct sleeper *s = arg;
@@ -1728,6 +2399,78 @@ static void kretprobe_task_exit_reclaims(struct kunit *test)
 }
 
 #endif /* CONFIG_KRETPROBES */
+
+/* Module init text */
+
+#if defined(MODULE) && HAVE_MARK
+#define HAVE_INIT_PROBE	1
+/*
+ * kprobes_test_marked() again, in init text.  This module's init puts a
+ * probe on its MARK_AFTER move, calls it once, and leaves the probe there.
+ */
+static __used noinline __noipa __init u32 kprobes_test_init_marked(u32 x)
+{
+	return mark_moves() + x;
+}
+
+static struct test_probe init_probe = {
+	.id = 'I',
+	.kp.pre_handler = record_pre,
+};
+
+static int init_probe_ret = -ENOENT;
+
+static int __init kprobes_test_init(void)
+{
+	int off = find_mark_in(kprobes_test_init_marked);
+
+	if (off < 0) {
+		init_probe_ret = off;
+		return 0;
+	}
+	init_probe.kp.addr = (kprobe_opcode_t *)((u8 *)kprobes_test_init_marked + off);
+	init_probe_ret = register_kprobe(&init_probe.kp);
+	if (!init_probe_ret)
+		kprobes_test_init_marked(0);
+	return 0;
+}
+module_init(kprobes_test_init);
+
+static void __exit kprobes_test_exit(void)
+{
+	if (!init_probe_ret)
+		unregister_kprobe(&init_probe.kp);
+}
+module_exit(kprobes_test_exit);
+#else
+#define HAVE_INIT_PROBE	0
+#endif
+
+/*
+ * A module's init text is retired when the module goes live, yet async
+ * work its init started may still run there until the text is freed: the
+ * probe on it must be GONE with the original instruction back in place.
+ * KUnit runs this suite from that same LIVE notification, after kprobes
+ * has had it and before the text is freed.
+ */
+static void init_text_disarmed_when_retired(struct kunit *test)
+{
+#if HAVE_INIT_PROBE
+	unsigned long at = (unsigned long)init_probe.kp.addr;
+	u8 want[MARK_LEN], seen[MARK_LEN];
+
+	KUNIT_ASSERT_EQ(test, init_probe_ret, 0);
+	KUNIT_EXPECT_EQ(test, init_probe.pre_hits, 1);
+	KUNIT_EXPECT_TRUE(test, kprobe_gone(&init_probe.kp));
+	if (!within_module_init(at, THIS_MODULE))
+		kunit_skip(test, "the init text is freed already");
+	mark_bytes(want);
+	KUNIT_ASSERT_EQ(test, copy_from_kernel_nofault(seen, (void *)at, MARK_LEN), 0);
+	KUNIT_EXPECT_MEMEQ(test, seen, want, MARK_LEN);
+#else
+	kunit_skip(test, "needs module init text and a known instruction");
+#endif
+}
 
 static int kprobes_test_suite_init(struct kunit_suite *suite)
 {
@@ -2286,10 +3029,12 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(reject_no_location),
 	KUNIT_CASE(reject_unknown_symbol),
 	KUNIT_CASE(reject_inside_instruction),
-	KUNIT_CASE_PARAM(offset_past_end_is_literal, offset_gen_params),
+	KUNIT_CASE_PARAM(offset_past_end_names_what_follows, offset_gen_params),
 	KUNIT_CASE_PARAM(reject_non_text, non_text_gen_params),
 	KUNIT_CASE_PARAM(reject_blacklisted, blacklist_gen_params),
 	KUNIT_CASE(reject_blacklisted_address),
+	KUNIT_CASE(blacklist_area_has_no_gap),
+	KUNIT_CASE(insn_slot_dirty_reclaimed),
 	KUNIT_CASE_PARAM(reject_kprobes_code, own_code_gen_params),
 	KUNIT_CASE_PARAM(reject_noinstr, noinstr_gen_params),
 	KUNIT_CASE(reject_registered_again),
@@ -2310,10 +3055,15 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(register_kprobes_rollback),
 	KUNIT_CASE(unregister_kprobes_partly_registered),
 	KUNIT_CASE(unregister_batch_one_grace_period),
+	KUNIT_CASE(unregister_kprobes_large_batch),
+	KUNIT_CASE_PARAM(probe_on_the_api, api_gen_params),
+	KUNIT_CASE(init_text_disarmed_when_retired),
 #ifdef CONFIG_KRETPROBES
 	KUNIT_CASE(toggle_unregistered_kretprobe),
 	KUNIT_CASE_PARAM(kretprobe_on_kprobe_aggregate, mixed_gen_params),
 	KUNIT_CASE(register_kretprobes_rollback),
+	KUNIT_CASE(unregister_kretprobes_big_batch),
+	KUNIT_CASE(probe_on_the_kretprobe_api),
 	KUNIT_CASE(kretprobe_return_value),
 	KUNIT_CASE(kretprobe_entry_handler_refuses),
 	KUNIT_CASE(kretprobe_instance_data),
@@ -2328,6 +3078,8 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kretprobe_stack_below),
 	KUNIT_CASE(kretprobe_stack_nested),
 	KUNIT_CASE(kretprobe_stack_in_dump),
+	KUNIT_CASE(kretprobe_stale_instance_swept),
+	KUNIT_CASE(kretprobe_stack_after_unlink),
 #endif
 	{}
 };
@@ -2342,3 +3094,4 @@ kunit_test_suites(&kprobes_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for kprobes and kretprobes");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -107,7 +107,7 @@ static inline bool kprobe_ftrace(struct kprobe *p)
 	return p->flags & KPROBE_FLAG_FTRACE;
 }
 
-struct kretprobe_pool;
+struct kretprobe_holder;
 
 /**
  * struct kretprobe - a probe on a function's return
@@ -115,11 +115,11 @@ struct kretprobe_pool;
  * @handler: runs when the function returns
  * @entry_handler: runs at entry; non-zero return skips @handler for
  *	that call
- * @maxactive: calls that can be tracked at once; 0 or less picks a default,
- *	which is written back on registration
+ * @maxactive: calls that can be tracked at once; 0 or less picks
+ *	max(10, 2 * num_possible_cpus()), which is written back on registration
  * @nmissed: calls not tracked because every instance was in use
  * @data_size: bytes of private data in each instance
- * @pool: the instances; owned by the core
+ * @rph: the instances; owned by the core
  */
 struct kretprobe {
 	struct kprobe kp;
@@ -128,7 +128,7 @@ struct kretprobe {
 	int maxactive;
 	int nmissed;
 	size_t data_size;
-	struct kretprobe_pool *pool;
+	struct kretprobe_holder *rph;
 };
 
 #define KRETPROBE_MAX_DATA_SIZE	4096
@@ -137,7 +137,7 @@ struct kretprobe {
  * struct kretprobe_instance - one call of a kretprobed function in flight
  * @rcu: for freeing after the owning kretprobe is gone
  * @llist: link in the task's list of pending returns
- * @owner: the pool the instance came from
+ * @rph: the holder the instance came from
  * @ret_addr: the caller's return address
  * @fp: where that return address was stored on the stack
  * @data: the kretprobe's private per-call data
@@ -145,20 +145,22 @@ struct kretprobe {
 struct kretprobe_instance {
 	struct rcu_head rcu;
 	struct llist_node llist;
-	struct kretprobe_pool *owner;
+	struct kretprobe_holder *rph;
 	kprobe_opcode_t *ret_addr;
 	void *fp;
 	char data[];
 };
 
 /**
- * struct kretprobe_pool - instances of one kretprobe
+ * struct kretprobe_holder - the instances of one kretprobe
  * @rp: the kretprobe, or NULL once it is unregistered
- * @objpool: free instances, lock-free on the hit path
+ * @pool: free instances, lock-free on the hit path
+ *
+ * Instances in flight keep the holder alive after the kretprobe is gone.
  */
-struct kretprobe_pool {
+struct kretprobe_holder {
 	struct kretprobe __rcu *rp;
-	struct objpool_head objpool;
+	struct objpool_head pool;
 };
 
 struct kretprobe_blackpoint {
@@ -230,7 +232,7 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs,
 
 static nokprobe_inline struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
 {
-	return rcu_dereference_check(ri->owner->rp, rcu_read_lock_any_held());
+	return rcu_dereference_check(ri->rph->rp, rcu_read_lock_any_held());
 }
 
 static nokprobe_inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)

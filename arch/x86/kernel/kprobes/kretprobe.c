@@ -99,13 +99,13 @@ STACK_FRAME_NON_STANDARD_FP(__kretprobe_trampoline);
 
 /*
  * Complete the pt_regs the trampoline saved so that they describe the
- * moment just after the probed function returned, run the return handlers
- * and put the real return address where the trampoline's RET will take it.
+ * moment just after the probed function returned, and run the return
+ * handlers.  The core puts the real return address where the trampoline's
+ * RET will take it, through arch_kretprobe_fixup_return().
  */
 __visible void kretprobe_x86_return(struct pt_regs *regs)
 {
 	unsigned long *frame = (unsigned long *)(regs + 1);
-	unsigned long real_ret;
 
 	regs->sp = (unsigned long)(frame + 1);
 	regs->ss = __KERNEL_DS;
@@ -114,10 +114,24 @@ __visible void kretprobe_x86_return(struct pt_regs *regs)
 	/* the core replaces it with the real return address */
 	regs->ip = (unsigned long)&__kretprobe_trampoline;
 
-	real_ret = kretprobe_trampoline_handler(regs, frame);
-	*frame = real_ret;
+	kretprobe_trampoline_handler(regs, frame);
 }
 NOKPROBE_SYMBOL(kretprobe_x86_return);
+
+/*
+ * Called by the core once the handlers have run and before it forgets the
+ * frame's instances.  From then on the frame above the saved registers
+ * holds the real return address, so an unwinder passing through the
+ * trampoline finds the caller without the instances' help.
+ */
+void arch_kretprobe_fixup_return(struct pt_regs *regs,
+				 kprobe_opcode_t *correct_ret_addr)
+{
+	unsigned long *frame = (unsigned long *)(regs + 1);
+
+	*frame = (unsigned long)correct_ret_addr;
+}
+NOKPROBE_SYMBOL(arch_kretprobe_fixup_return);
 
 /* No kprobe serves the trampoline: global disarming may skip none. */
 int arch_trampoline_kprobe(struct kprobe *p)
