@@ -59,7 +59,7 @@ call_target() {
 }
 
 fn_listed() {
-	grep -qE "^[0-9a-f]{16}  k  $FN\+0x0  \[kptarget\]  " $LIST
+	grep -qE "^[0-9a-f]{16}  k  $FN\+0x0  kptarget " $LIST
 }
 
 injected_error_returned() {
