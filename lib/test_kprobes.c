@@ -28,6 +28,7 @@
 #include <linux/seq_buf.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
+#include <linux/unaligned.h>
 #include <linux/vmalloc.h>
 #ifdef CONFIG_X86_64
 #include <asm/asm.h>
@@ -3014,9 +3015,374 @@ static void x86_insn_in_place(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ic->fn(ic->arg), ic->want);
 }
 
+/*
+ * Boosting (x86_64): which probed instructions get a copy that jumps back
+ * by itself, and what happens to a task preempted inside that copy.
+ */
+#ifdef CONFIG_X86_64
+static u64 kpt_long_buf[80];
+
+static __used noinline __noipa u32 kpt_insn_plain(u32 x)
+{
+	u32 r = x;
+
+	asm volatile(".globl kpt_at_plain\n"
+		     "kpt_at_plain:\n\t"
+		     "addl $3, %0\n"
+		     : "+r" (r) : : "cc");
+	return r;
+}
+
+/* 12 bytes: with the 5-byte jump back it does not fit one slot. */
+static __used noinline __noipa u32 kpt_insn_long(u32 x)
+{
+	u64 *buf = kpt_long_buf;
+	unsigned long zero = 0;
+
+	asm volatile(".globl kpt_at_long\n"
+		     "kpt_at_long:\n\t"
+		     ".byte 0x48, 0xc7, 0x84, 0xf7\n\t"	/* movq $imm32, */
+		     ".long 0x200, 0x5a5a\n"		/* 0x200(%rdi,%rsi,8) */
+		     : : "D" (buf), "S" (zero) : "memory");
+	return (u32)READ_ONCE(kpt_long_buf[0x200 / 8]) + x;
+}
+
+/* A long, interruptible instruction: rep movsb of @n bytes. */
+static __used noinline __noipa unsigned long kpt_insn_repmovs(void *dst,
+							      const void *src,
+							      unsigned long n)
+{
+	asm volatile(".globl kpt_at_repmovs\n"
+		     "kpt_at_repmovs:\n\t"
+		     "rep movsb\n"
+		     : "+D" (dst), "+S" (src), "+c" (n) : : "memory");
+	return n;
+}
+
+static u32 kpt_repmovs_small(u32 x)
+{
+	u8 src[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, dst[8] = { };
+
+	return kpt_insn_repmovs(dst, src, sizeof(src)) + dst[7] + x;
+}
+
+extern const u8 kpt_at_plain[], kpt_at_long[], kpt_at_repmovs[];
+#endif
+
+struct boost_case {
+	const char *desc;
+	const u8 *at;
+	u32 (*fn)(u32 x);
+	u32 arg;
+	u32 want;
+	bool boosts;
+};
+
+static const struct boost_case boost_cases[] = {
+#ifdef CONFIG_X86_64
+	{ "register arithmetic", kpt_at_plain, kpt_insn_plain, 1, 4, true },
+	{ "rip-relative load", kpt_at_rip, kpt_insn_rip, 1, 0x1234abceu, true },
+	{ "rep movsb", kpt_at_repmovs, kpt_repmovs_small, 1, 9, true },
+	{ "12 bytes: no room for the jump", kpt_at_long, kpt_insn_long, 1, 0x5a5b, false },
+	{ "jcc: emulated", kpt_at_jcc, kpt_insn_jcc, 0, 2, false },
+	{ "call: emulated", kpt_at_call, kpt_insn_call, 1, 0x78u, false },
+	{ "ret: emulated", kpt_at_ret, kpt_insn_ret, 1, 7, false },
+	{ "pushf: emulated", kpt_at_pushf, kpt_insn_pushf, 0, 1, false },
+	{ "cli: emulated", kpt_at_cli, kpt_insn_cli, 2, 2, false },
+	{ "indirect call: finished by the handler", kpt_at_icall, kpt_insn_icall, 2, 0x79u, false },
+	{ "indirect jmp: finished by the handler", kpt_at_ijmp, kpt_insn_ijmp, 1, 9, false },
+#else
+	{ "not x86_64", NULL, NULL, 0, 0, false },
+#endif
+};
+
+KUNIT_ARRAY_PARAM_DESC(boost, boost_cases, desc);
+
+#ifdef CONFIG_X86_64
+/* The boost slot holds the copy and a jump to the next original byte. */
+static void expect_boost_slot(struct kunit *test, struct kprobe *kp)
+{
+	const u8 *slot = kp->ainsn.boost_slot;
+	unsigned int len = kp->ainsn.len;
+	long target;
+
+	KUNIT_ASSERT_NOT_NULL(test, slot);
+	KUNIT_EXPECT_EQ(test, slot[len], JMP32_INSN_OPCODE);
+	target = (long)(slot + len + JMP32_INSN_SIZE) +
+		 get_unaligned((const s32 *)(slot + len + 1));
+	KUNIT_EXPECT_EQ(test, target, (long)kp->addr + len);
+	KUNIT_EXPECT_EQ(test, slot[0], kp->opcode);
+}
+#endif
+
+/*
+ * Each class boosts or not as written in kprobe_x86_boostable(), and does
+ * the same as in place either way.  A pre_handler alone allows boosting;
+ * a post_handler needs the trap after the copy.
+ */
+static void x86_boost_by_class(struct kunit *test)
+{
+#ifdef CONFIG_X86_64
+	const struct boost_case *bc = test->param_value;
+	struct test_probe *tp = probe_at(test, 'A', NULL, (void *)bc->at);
+
+	tp->kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	if (bc->boosts)
+		expect_boost_slot(test, &tp->kp);
+	else
+		KUNIT_EXPECT_NULL(test, tp->kp.ainsn.boost_slot);
+	KUNIT_EXPECT_EQ(test, bc->fn(bc->arg), bc->want);
+	KUNIT_EXPECT_EQ(test, bc->fn(bc->arg), bc->want);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 2);
+	unreg_kprobe(test, &tp->kp);
+	KUNIT_EXPECT_EQ(test, bc->fn(bc->arg), bc->want);
+#else
+	kunit_skip(test, "boosting is x86's");
+#endif
+}
+
+/*
+ * A post_handler joining a boosted probe is called: a hit chooses the
+ * trapping copy whenever the address has a post_handler to call.
+ */
+static void x86_boost_post_handler_joins(struct kunit *test)
+{
+#ifdef CONFIG_X86_64
+	struct test_probe *a = probe_at(test, 'A', NULL, (void *)kpt_at_plain);
+	struct test_probe *b = probe_at(test, 'B', NULL, (void *)kpt_at_plain);
+
+	a->kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &a->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_insn_plain(1), 4u);
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &b->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_insn_plain(2), 5u);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, b->post_hits, 1);
+	unreg_kprobe(test, &b->kp);
+	KUNIT_EXPECT_EQ(test, kpt_insn_plain(3), 6u);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, b->post_hits, 1);
+#else
+	kunit_skip(test, "boosting is x86's");
+#endif
+}
+
+#ifdef CONFIG_X86_64
+#define BOOST_COPY_BYTES	(4UL << 20)
+
+/* Copies in a loop through the boosted rep movsb; checks every copy. */
+struct boost_runner {
+	u8 *src;
+	u8 *dst;
+	atomic_t copies;
+	bool stop;
+	bool corrupt;
+	struct completion done;
+};
+
+static int boost_runner_fn(void *arg)
+{
+	struct boost_runner *r = arg;
+
+	while (!READ_ONCE(r->stop)) {
+		r->dst[BOOST_COPY_BYTES - 1] = 0;
+		if (kpt_insn_repmovs(r->dst, r->src, BOOST_COPY_BYTES) ||
+		    r->dst[BOOST_COPY_BYTES - 1] != 0xa5)
+			WRITE_ONCE(r->corrupt, true);
+		/* a voluntary switch now and then lets RCU-tasks go on */
+		if (atomic_inc_return(&r->copies) % 4 == 0)
+			schedule_timeout_uninterruptible(1);
+	}
+	complete(&r->done);
+	return 0;
+}
+
+/* Spins at FIFO priority on the runner's CPU while asked to. */
+struct boost_hog {
+	struct task_struct *task;
+	bool spin;
+};
+
+static int boost_hog_fn(void *arg)
+{
+	struct boost_hog *h = arg;
+	unsigned long deadline;
+
+	sched_set_fifo(current);
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		if (!READ_ONCE(h->spin)) {
+			schedule();
+			continue;
+		}
+		__set_current_state(TASK_RUNNING);
+		/* bounded: RT throttling would let the runner go anyway */
+		deadline = jiffies + HZ / 2;
+		while (READ_ONCE(h->spin) && time_before(jiffies, deadline))
+			cpu_relax();
+		WRITE_ONCE(h->spin, false);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static bool task_stopped_in(struct task_struct *t, const u8 *start,
+			    unsigned int len)
+{
+	unsigned long entries[32];
+	unsigned int i, n;
+
+	n = stack_trace_save_tsk(t, entries, ARRAY_SIZE(entries), 0);
+	for (i = 0; i < n; i++)
+		if (entries[i] >= (unsigned long)start &&
+		    entries[i] < (unsigned long)start + len)
+			return true;
+	return false;
+}
+
+/* Takes two pages' worth of slots: is @busy among them? */
+static bool slot_handed_out(const u8 *busy)
+{
+	unsigned int i, n = 2 * PAGE_SIZE / MAX_INSN_SIZE;
+	kprobe_opcode_t **taken;
+	bool found = false;
+
+	taken = kcalloc(n, sizeof(*taken), GFP_KERNEL);
+	if (!taken)
+		return false;
+	for (i = 0; i < n; i++) {
+		taken[i] = __get_insn_slot(&kprobe_insn_slots);
+		if (!taken[i])
+			break;
+		if ((const u8 *)taken[i] == busy)
+			found = true;
+	}
+	while (i--)
+		__free_insn_slot(&kprobe_insn_slots, taken[i], 0);
+	kfree(taken);
+	return found;
+}
+#endif
+
+/*
+ * A task preempted inside a boost slot whose probe is unregistered under
+ * it: the slot is not handed out again while the task can come back to
+ * it, and the task finishes the instruction correctly when it does.  The
+ * hog keeps the task off its CPU while the probe goes.
+ */
+static void x86_boost_preempted_in_slot(struct kunit *test)
+{
+#ifdef CONFIG_X86_64
+	unsigned int here, cpu, attempt, caught = 0, reused = 0;
+	struct task_struct *runner;
+	struct boost_runner *r;
+	struct test_probe *tp;
+	struct boost_hog *h;
+	bool registered;
+	const u8 *slot;
+	int ret = 0;
+
+	if (!preempt_model_full())
+		kunit_skip(test, "needs full preemption (preempt=full)");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU");
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	r->src = vmalloc(BOOST_COPY_BYTES);
+	r->dst = vmalloc(BOOST_COPY_BYTES);
+	KUNIT_ASSERT_NOT_NULL(test, r->src);
+	KUNIT_ASSERT_NOT_NULL(test, r->dst);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vfree_action, r->src), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vfree_action, r->dst), 0);
+	memset(r->src, 0xa5, BOOST_COPY_BYTES);
+	init_completion(&r->done);
+
+	tp = probe_at(test, 'A', NULL, (void *)kpt_at_repmovs);
+	tp->kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	registered = true;
+
+	/* The runner and the hog share a CPU that this test does not use. */
+	here = raw_smp_processor_id();
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(here)), 0);
+	cpu = cpumask_any_but(cpu_online_mask, here);
+	KUNIT_ASSERT_LT(test, cpu, nr_cpu_ids);
+	h->task = kthread_create(boost_hog_fn, h, "kp-boost-hog");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(h->task));
+	kthread_bind(h->task, cpu);
+	wake_up_process(h->task);
+	runner = kthread_create(boost_runner_fn, r, "kp-boost-runner");
+	if (IS_ERR(runner)) {
+		kthread_stop(h->task);
+		KUNIT_FAIL(test, "no runner thread");
+		return;
+	}
+	kthread_bind(runner, cpu);
+	wake_up_process(runner);
+
+	/* From here on no ASSERT: the threads must be stopped first. */
+	for (attempt = 0; attempt < 40 && caught < 3 && !ret; attempt++) {
+		if (!registered) {
+			clear_for_reuse(&tp->kp);
+			ret = reg_kprobe(test, &tp->kp);
+			registered = !ret;
+			if (ret)
+				break;
+		}
+		slot = tp->kp.ainsn.boost_slot;
+		if (!slot) {
+			ret = -ENOENT;
+			break;
+		}
+		msleep(3 + attempt % 7);
+		/* the hog's wakeup preempts the runner wherever it is */
+		WRITE_ONCE(h->spin, true);
+		wake_up_process(h->task);
+		msleep(2);
+		if (task_stopped_in(runner, slot, tp->kp.ainsn.len)) {
+			bool handed;
+
+			unreg_kprobe(test, &tp->kp);
+			registered = false;
+			handed = slot_handed_out(slot);
+			/* it counts only if the runner was in it all along */
+			if (READ_ONCE(h->spin) &&
+			    task_stopped_in(runner, slot, tp->kp.ainsn.len)) {
+				caught++;
+				reused += handed;
+			}
+		}
+		WRITE_ONCE(h->spin, false);
+	}
+
+	WRITE_ONCE(r->stop, true);
+	wait_for_completion(&r->done);
+	kthread_stop(h->task);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_GE(test, caught, 1u);
+	KUNIT_EXPECT_EQ(test, reused, 0u);
+	KUNIT_EXPECT_FALSE(test, r->corrupt);
+	KUNIT_EXPECT_GT(test, atomic_read(&r->copies), 0);
+	kunit_info(test, "preempted in the boost slot %u times in %u tries, %d copies\n",
+		   caught, attempt, atomic_read(&r->copies));
+#else
+	kunit_skip(test, "boosting is x86's");
+#endif
+}
+
 static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE_PARAM(x86_insn_in_place, insn_gen_params),
 	KUNIT_CASE(x86_fault_in_probed_insn),
+	KUNIT_CASE_PARAM(x86_boost_by_class, boost_gen_params),
+	KUNIT_CASE(x86_boost_post_handler_joins),
+	KUNIT_CASE_SLOW(x86_boost_preempted_in_slot),
 	KUNIT_CASE(reject_jump_label_site),
 	KUNIT_CASE(reject_static_call_site),
 	KUNIT_CASE(reject_foreign_int3),

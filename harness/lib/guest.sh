@@ -141,7 +141,9 @@ run_tests() {
 		fi
 		name=$(run_name test)
 		rc=0
-		guest_boot test "$name" progress ${KP_ONLY:+kp.only=$KP_ONLY} || rc=$?
+		# Full preemption: the strictest model PREEMPT_DYNAMIC offers, and
+		# the one where a task can be preempted inside a boosted slot.
+		guest_boot test "$name" progress preempt=full ${KP_ONLY:+kp.only=$KP_ONLY} || rc=$?
 		python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
 			--qemu-status "$rc" --json "$KP_RESULTS/$name.results.json" || true
 		results+=("$KP_RESULTS/$name.results.json")

@@ -40,13 +40,17 @@ extern const int kretprobe_blacklist_size;
 
 /*
  * Per-probe state. A slot is MAX_INSN_SIZE bytes: the copy of the probed
- * instruction, then the int3 that hands control back to the handler. The
+ * instruction, then the int3 that hands control back to the handler. A
+ * boostable probe has a second slot whose copy is followed by a jump back
+ * to the next original instruction instead. The
  * copy differs from the original only where running elsewhere demands it
  * (RIP-relative displacement, indirect branch turned into a push of its
  * target). ftrace-based probes have no slot.
  */
 struct arch_specific_insn {
 	kprobe_opcode_t *slot;
+	/* the copy followed by a jump back, if it may run without a trap */
+	kprobe_opcode_t *boost_slot;
 	u8 len;			/* length of the probed instruction */
 	u8 action;		/* enum kprobe_x86_action, see kprobes/common.h */
 	u8 cond;		/* jcc condition code or loop kind */

@@ -153,7 +153,9 @@ static nokprobe_inline unsigned long kprobe_x86_next_ip(const struct kprobe *p)
 
 /* decode.c */
 int kprobe_x86_decode(struct kprobe *p, struct insn *insn, u8 *image);
-int kprobe_x86_relocate(struct kprobe *p, struct insn *insn, u8 *image);
+int kprobe_x86_relocate(struct kprobe *p, struct insn *insn, u8 *image,
+			kprobe_opcode_t *slot);
+bool kprobe_x86_boostable(struct kprobe *p);
 
 /* emulate.c */
 void kprobe_x86_emulate(struct kprobe *p, struct pt_regs *regs);

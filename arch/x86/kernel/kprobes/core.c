@@ -12,7 +12,12 @@
  *    put back then, and ip moves to just after the original instruction;
  *
  *  - or, when its effect depends on its address or on IF, it is emulated
- *    on the trapped registers (emulate.c) and the slot is not used.
+ *    on the trapped registers (emulate.c) and the slot is not used;
+ *
+ *  - or, "boosted", when no post_handler waits for it and the copy can run
+ *    anywhere (kprobe_x86_boostable()): a second copy, followed by a jump
+ *    back, runs with the probed context's flags, and the hit costs one
+ *    trap instead of two.
  *
  * x86 does not single-step with TF: the int3 ending a slot is the only
  * "step done" event.
@@ -74,6 +79,39 @@ void *alloc_insn_page(void)
 	return page;
 }
 
+static void kpx_write_slot(kprobe_opcode_t *slot, const u8 *image,
+			   unsigned int len)
+{
+	perf_event_text_poke(slot, NULL, 0, image, len);
+	text_poke(slot, image, len);
+}
+
+/*
+ * Give a boostable probe its second slot: the copy, then a jump to the
+ * next original instruction. Without one the probe still works, with
+ * two traps a hit.
+ */
+static void kpx_prepare_boost(struct kprobe *p, struct insn *insn, u8 *image)
+{
+	unsigned int len = p->ainsn.len;
+	kprobe_opcode_t *slot;
+	long disp;
+
+	slot = get_insn_slot();
+	if (!slot)
+		return;
+
+	disp = (long)kprobe_x86_next_ip(p) - (long)(slot + len + JMP32_INSN_SIZE);
+	if (disp != (s32)disp || kprobe_x86_relocate(p, insn, image, slot)) {
+		free_insn_slot(slot, 0);
+		return;
+	}
+	__text_gen_insn(image + len, JMP32_INSN_OPCODE, slot + len,
+			(void *)kprobe_x86_next_ip(p), JMP32_INSN_SIZE);
+	kpx_write_slot(slot, image, len + JMP32_INSN_SIZE);
+	p->ainsn.boost_slot = slot;
+}
+
 int arch_prepare_kprobe(struct kprobe *p)
 {
 	u8 image[MAX_INSN_SIZE];
@@ -89,16 +127,20 @@ int arch_prepare_kprobe(struct kprobe *p)
 	if (!p->ainsn.slot)
 		return -ENOMEM;
 
-	ret = kprobe_x86_relocate(p, &insn, image);
+	ret = kprobe_x86_relocate(p, &insn, image, p->ainsn.slot);
 	if (ret) {
+		pr_info("cannot probe %pS: RIP-relative operand out of the slot's reach\n",
+			p->addr);
 		free_insn_slot(p->ainsn.slot, 0);
 		p->ainsn.slot = NULL;
 		return ret;
 	}
 
 	image[p->ainsn.len] = INT3_INSN_OPCODE;
-	perf_event_text_poke(p->ainsn.slot, NULL, 0, image, kpx_slot_bytes(p));
-	text_poke(p->ainsn.slot, image, kpx_slot_bytes(p));
+	kpx_write_slot(p->ainsn.slot, image, kpx_slot_bytes(p));
+
+	if (kprobe_x86_boostable(p))
+		kpx_prepare_boost(p, &insn, image);
 	return 0;
 }
 
@@ -121,12 +163,23 @@ void arch_disarm_kprobe(struct kprobe *p)
 }
 
 /*
- * Only the slot is freed: the probed text may be gone. The core calls this
- * after an RCU grace period that follows the disarm, and a slot only runs
- * with IRQs off, so no CPU can still be in it: it can be reused at once.
+ * Only the slots are freed: the probed text may be gone. The core calls
+ * this after an RCU grace period that follows the disarm. The trapping
+ * slot only runs with IRQs off, so no CPU can still be in it: it can be
+ * reused at once. The boost slot runs with IRQs on, and a task preempted
+ * in it comes back to it later: it is freed dirty, to be reused once
+ * every task has been through a voluntary switch.
  */
 void arch_remove_kprobe(struct kprobe *p)
 {
+	kprobe_opcode_t *boost = p->ainsn.boost_slot;
+
+	if (boost) {
+		perf_event_text_poke(boost, boost, p->ainsn.len + JMP32_INSN_SIZE,
+				     NULL, 0);
+		free_insn_slot(boost, 1);
+		p->ainsn.boost_slot = NULL;
+	}
 	if (!p->ainsn.slot)
 		return;
 
@@ -243,6 +296,24 @@ static int kpx_reenter(struct kprobe *p, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(kpx_reenter);
 
+/*
+ * Boost: with no post_handler to call after the instruction, run the copy
+ * that jumps back by itself, with the probed context's own flags. The
+ * probe is done with before the copy runs, so an interrupt, or preemption,
+ * in the copy is as harmless as in the original.
+ */
+static nokprobe_inline bool kpx_boost(struct kprobe *p, struct pt_regs *regs)
+{
+	kprobe_opcode_t *slot = p->ainsn.boost_slot;
+
+	if (!slot || READ_ONCE(p->post_handler))
+		return false;
+
+	reset_current_kprobe();
+	regs->ip = (unsigned long)slot;
+	return true;
+}
+
 static void kpx_hit(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
@@ -251,6 +322,8 @@ static void kpx_hit(struct kprobe *p, struct pt_regs *regs)
 
 	/* disabled, but the int3 has not been removed yet */
 	if (kprobe_disabled(p)) {
+		if (kpx_boost(p, regs))
+			return;
 		kcb->kprobe_status = KPROBE_HIT_SS;
 		kpx_run_insn(p, regs, kcb);
 		return;
@@ -263,6 +336,8 @@ static void kpx_hit(struct kprobe *p, struct pt_regs *regs)
 		return;
 	}
 
+	if (kpx_boost(p, regs))
+		return;
 	kcb->kprobe_status = KPROBE_HIT_SS;
 	kpx_run_insn(p, regs, kcb);
 }

@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/cfi.h>
+#include <linux/extable.h>
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/kgdb.h>
@@ -378,10 +379,11 @@ int kprobe_x86_decode(struct kprobe *p, struct insn *insn, u8 *image)
 }
 
 /*
- * Make a RIP-relative operand of the copy in p->ainsn.slot address what
- * the original does. Fails if the slot is out of its reach.
+ * Make a RIP-relative operand of the copy in @slot address what the
+ * original does. Fails if the slot is out of its reach.
  */
-int kprobe_x86_relocate(struct kprobe *p, struct insn *insn, u8 *image)
+int kprobe_x86_relocate(struct kprobe *p, struct insn *insn, u8 *image,
+			kprobe_opcode_t *slot)
 {
 	long target, disp;
 
@@ -389,14 +391,26 @@ int kprobe_x86_relocate(struct kprobe *p, struct insn *insn, u8 *image)
 		return 0;
 
 	target = (long)p->addr + insn->length + insn->displacement.value;
-	disp = target - ((long)p->ainsn.slot + insn->length);
-	if (disp != (s32)disp) {
-		pr_info("cannot probe %pS: RIP-relative operand out of the slot's reach\n",
-			p->addr);
+	disp = target - ((long)slot + insn->length);
+	if (disp != (s32)disp)
 		return -EINVAL;
-	}
 	put_unaligned((s32)disp, (s32 *)(image + insn_offset_displacement(insn)));
 	return 0;
+}
+
+/*
+ * May the copy run with the probed context's flags and jump straight back,
+ * with no second trap? Only a plain instruction can: a branch, a call or
+ * anything touching IF is emulated, an indirect branch needs finishing in
+ * the handler, and an instruction with an exception-table entry must
+ * fault at its own address, which only the trapping path can pretend.
+ * The copy and the jump must fit one slot.
+ */
+bool kprobe_x86_boostable(struct kprobe *p)
+{
+	return p->ainsn.action == KPX_STEP &&
+	       p->ainsn.len + JMP32_INSN_SIZE <= MAX_INSN_SIZE &&
+	       !search_exception_tables((unsigned long)p->addr);
 }
 
 /*
