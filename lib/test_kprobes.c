@@ -1352,6 +1352,46 @@ static void unregister_batch_one_grace_period(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, to_test_probe(kps[i])->pre_hits, 0);
 }
 
+/* Probes that count this task's synchronize_rcu() and large kmallocs. */
+struct alloc_watch {
+	struct test_probe *sync;
+	struct test_probe *large[2];
+};
+
+static void alloc_watch_start(struct kunit *test, struct alloc_watch *w)
+{
+	static const char *const large_kmalloc[] = {
+		"__kmalloc_large_noprof", "__kmalloc_large_node_noprof",
+	};
+	int i;
+
+	static_assert(ARRAY_SIZE(large_kmalloc) == ARRAY_SIZE(w->large));
+	w->sync = new_probe(test, 'S', NULL);
+	w->sync->kp.symbol_name = "synchronize_rcu";
+	w->sync->kp.pre_handler = count_own_sync;
+	w->sync->kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &w->sync->kp), 0);
+	for (i = 0; i < ARRAY_SIZE(w->large); i++) {
+		w->large[i] = new_probe(test, 'L', NULL);
+		w->large[i]->kp.symbol_name = large_kmalloc[i];
+		w->large[i]->kp.pre_handler = count_own_sync;
+		w->large[i]->kp.post_handler = NULL;
+		KUNIT_ASSERT_EQ(test, reg_kprobe(test, &w->large[i]->kp), 0);
+	}
+}
+
+/* One grace period for the whole batch, and no large allocation. */
+static void alloc_watch_expect(struct kunit *test, struct alloc_watch *w)
+{
+	int i, large_hits = 0;
+
+	KUNIT_EXPECT_GE(test, w->sync->pre_hits, 1);
+	KUNIT_EXPECT_LE(test, w->sync->pre_hits, 2);
+	for (i = 0; i < ARRAY_SIZE(w->large); i++)
+		large_hits += w->large[i]->pre_hits;
+	KUNIT_EXPECT_EQ(test, large_hits, 0);
+}
+
 /* Many more kprobes than an order-1 array of pointers holds */
 #define LARGE_BATCH	4096
 
@@ -1378,27 +1418,13 @@ static void unregister_large_batch(void *kps)
  */
 static void unregister_kprobes_large_batch(struct kunit *test)
 {
-	static const char *const large_kmalloc[] = {
-		"__kmalloc_large_noprof", "__kmalloc_large_node_noprof",
-	};
 	void *const targets[] = {
 		kprobes_test_target, kprobes_test_other, kprobes_test_marked,
 	};
-	struct test_probe *sync, *large[ARRAY_SIZE(large_kmalloc)];
-	int i, large_hits = 0;
+	struct alloc_watch watch;
+	int i;
 
-	sync = new_probe(test, 'S', NULL);
-	sync->kp.symbol_name = "synchronize_rcu";
-	sync->kp.pre_handler = count_own_sync;
-	sync->kp.post_handler = NULL;
-	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &sync->kp), 0);
-	for (i = 0; i < ARRAY_SIZE(large); i++) {
-		large[i] = new_probe(test, 'L', NULL);
-		large[i]->kp.symbol_name = large_kmalloc[i];
-		large[i]->kp.pre_handler = count_own_sync;
-		large[i]->kp.post_handler = NULL;
-		KUNIT_ASSERT_EQ(test, reg_kprobe(test, &large[i]->kp), 0);
-	}
+	alloc_watch_start(test, &watch);
 	memset(large_batch, 0, sizeof(large_batch));
 	for (i = 0; i < LARGE_BATCH; i++) {
 		large_batch[i].addr = targets[i % ARRAY_SIZE(targets)];
@@ -1418,11 +1444,7 @@ static void unregister_kprobes_large_batch(struct kunit *test)
 	kunit_release_action(test, unregister_large_batch, large_batch_ptrs);
 	WRITE_ONCE(sync_counted_task, NULL);
 
-	KUNIT_EXPECT_GE(test, sync->pre_hits, 1);
-	KUNIT_EXPECT_LE(test, sync->pre_hits, 2);
-	for (i = 0; i < ARRAY_SIZE(large); i++)
-		large_hits += large[i]->pre_hits;
-	KUNIT_EXPECT_EQ(test, large_hits, 0);
+	alloc_watch_expect(test, &watch);
 	kprobes_test_target(0);
 	kprobes_test_other(0);
 	kprobes_test_marked(0);
@@ -1679,24 +1701,10 @@ static void unregister_big_batch(void *rps)
  */
 static void unregister_kretprobes_big_batch(struct kunit *test)
 {
-	static const char *const large_kmalloc[] = {
-		"__kmalloc_large_noprof", "__kmalloc_large_node_noprof",
-	};
-	struct test_probe *sync, *large[ARRAY_SIZE(large_kmalloc)];
-	int i, large_hits = 0;
+	struct alloc_watch watch;
+	int i;
 
-	sync = new_probe(test, 'S', NULL);
-	sync->kp.symbol_name = "synchronize_rcu";
-	sync->kp.pre_handler = count_own_sync;
-	sync->kp.post_handler = NULL;
-	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &sync->kp), 0);
-	for (i = 0; i < ARRAY_SIZE(large); i++) {
-		large[i] = new_probe(test, 'L', NULL);
-		large[i]->kp.symbol_name = large_kmalloc[i];
-		large[i]->kp.pre_handler = count_own_sync;
-		large[i]->kp.post_handler = NULL;
-		KUNIT_ASSERT_EQ(test, reg_kprobe(test, &large[i]->kp), 0);
-	}
+	alloc_watch_start(test, &watch);
 	memset(big_batch, 0, sizeof(big_batch));
 	for (i = 0; i < BIG_BATCH; i++) {
 		big_batch[i].kp.addr = (kprobe_opcode_t *)kprobes_test_target;
@@ -1715,11 +1723,7 @@ static void unregister_kretprobes_big_batch(struct kunit *test)
 	kunit_release_action(test, unregister_big_batch, big_batch_ptrs);
 	WRITE_ONCE(sync_counted_task, NULL);
 
-	KUNIT_EXPECT_GE(test, sync->pre_hits, 1);
-	KUNIT_EXPECT_LE(test, sync->pre_hits, 2);
-	for (i = 0; i < ARRAY_SIZE(large); i++)
-		large_hits += large[i]->pre_hits;
-	KUNIT_EXPECT_EQ(test, large_hits, 0);
+	alloc_watch_expect(test, &watch);
 	kprobes_test_target(1);
 	KUNIT_EXPECT_EQ(test, big_batch_returns, BIG_BATCH);
 	for (i = 0; i < BIG_BATCH; i++)
