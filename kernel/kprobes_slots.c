@@ -209,7 +209,6 @@ kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c)
 	page = kprobe_slot_page_new(c);
 	return page ? kprobe_slot_take(c, page) : NULL;
 }
-/* lib/test_kprobes.c frees slots dirty, which no in-tree caller does yet. */
 EXPORT_SYMBOL_IF_KUNIT(__get_insn_slot);
 
 /**
