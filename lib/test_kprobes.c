@@ -3282,6 +3282,7 @@ static void x86_boost_preempted_in_slot(struct kunit *test)
 {
 #ifdef CONFIG_X86_64
 	unsigned int here, cpu, attempt, caught = 0, reused = 0;
+	unsigned long pause;
 	struct task_struct *runner;
 	struct boost_runner *r;
 	struct test_probe *tp;
@@ -3345,11 +3346,13 @@ static void x86_boost_preempted_in_slot(struct kunit *test)
 			ret = -ENOENT;
 			break;
 		}
-		msleep(3 + attempt % 7);
+		/* vary where in its loop the runner is caught */
+		pause = 3000 + 1000 * (attempt % 7);
+		usleep_range(pause, pause + 1000);
 		/* the hog's wakeup preempts the runner wherever it is */
 		WRITE_ONCE(h->spin, true);
 		wake_up_process(h->task);
-		msleep(2);
+		usleep_range(2000, 3000);
 		if (task_stopped_in(runner, slot, tp->kp.ainsn.len)) {
 			bool handed;
 
