@@ -246,15 +246,15 @@ static void kpx_run_insn(struct kprobe *p, struct pt_regs *regs,
 NOKPROBE_SYMBOL(kpx_run_insn);
 
 /*
- * Is @addr the int3 after the copy that the current probe is running? Then
- * the copy is done: restore IF and move on past the original.
+ * Is @addr the int3 after the copy that @cur, the running probe, is
+ * running? Then the copy is done: restore IF and move on past the original.
  */
-static bool kpx_slot_returned(kprobe_opcode_t *addr, struct pt_regs *regs)
+static bool kpx_slot_returned(struct kprobe *cur, kprobe_opcode_t *addr,
+			      struct pt_regs *regs)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
-	struct kprobe *cur = kprobe_running();
 
-	if (!cur || !kpx_in_slot(kcb) || !cur->ainsn.slot ||
+	if (!kpx_in_slot(kcb) || !cur->ainsn.slot ||
 	    addr != cur->ainsn.slot + cur->ainsn.len)
 		return false;
 
@@ -364,21 +364,23 @@ NOKPROBE_SYMBOL(kpx_stray_int3);
  */
 int kprobe_int3_handler(struct pt_regs *regs)
 {
+	struct kprobe *p, *cur;
 	kprobe_opcode_t *addr;
-	struct kprobe *p;
 
 	if (user_mode(regs))
 		return 0;
 
+	/* A slot's int3 is only reached with its probe running. */
 	addr = (kprobe_opcode_t *)(regs->ip - INT3_INSN_SIZE);
-	if (kpx_slot_returned(addr, regs))
+	cur = kprobe_running();
+	if (cur && kpx_slot_returned(cur, addr, regs))
 		return 1;
 
 	p = get_kprobe(addr);
 	if (!p)
 		return kpx_stray_int3(addr, regs);
 
-	if (kprobe_running())
+	if (cur)
 		return kpx_reenter(p, regs);
 
 	kpx_hit(p, regs);
