@@ -935,7 +935,6 @@ static void kprobe_retire_text(bool (*doomed)(unsigned long addr, void *arg),
 {
 	struct kprobe_retired retired;
 	struct kprobe *entry, *kp;
-	bool any = false;
 	unsigned int i;
 
 	lockdep_assert_held(&kprobe_mutex);
@@ -950,10 +949,9 @@ static void kprobe_retire_text(bool (*doomed)(unsigned long addr, void *arg),
 				kprobe_disarm(entry);
 			hlist_del_rcu(&entry->hlist);
 			kprobe_retired_add(&retired, entry);
-			any = true;
 		}
 	}
-	if (!any)
+	if (list_empty(&retired.lone) && list_empty(&retired.aggrs))
 		return;
 	synchronize_rcu();
 
