@@ -12,9 +12,11 @@
  * Locks, outermost first:
  *
  *   kprobe_mutex      table membership, aggregation, every probe's
- *                     flags, the gone list and the blacklist.  Held by
- *                     every registration, enable/disable and the
- *                     module and debugfs paths.
+ *                     flags, the gone list, the blacklist and the
+ *                     optimizer's states and lists.  Held by every
+ *                     registration, enable/disable, the module and
+ *                     debugfs paths and the optimizer (which waits for
+ *                     its grace period with no lock held).
  *   cpus_read_lock    taken before text_mutex so that text pokes do not
  *                     race with CPU hotplug (guard kprobe_text).
  *   jump_label_lock   only to ask whether an address is a jump label.
@@ -52,6 +54,7 @@
 #include <linux/static_call.h>
 #include <linux/string.h>
 #include <asm/sections.h>
+#include <kunit/visibility.h>
 
 #include "kprobes_internal.h"
 
@@ -60,15 +63,6 @@ DEFINE_MUTEX(kprobe_mutex);
 
 static struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
 static HLIST_HEAD(kprobe_gone_list);
-
-/*
- * An aggregate is the core's own allocation, so it has room for a link
- * the breakpoint path never reads: see struct kprobe_retired.
- */
-struct kprobe_aggr {
-	struct kprobe kp;
-	struct list_head retired;
-};
 
 /*
  * Table entries unhooked and waiting for a grace period, chained without
@@ -119,6 +113,7 @@ struct kprobe *get_kprobe(void *addr)
 	}
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(get_kprobe);
 NOKPROBE_SYMBOL(get_kprobe);
 
 /*
@@ -331,17 +326,20 @@ static bool kprobe_should_be_armed(struct kprobe *entry)
 	return !kprobes_all_disarmed && !kprobe_disabled(entry);
 }
 
+/* The breakpoint goes in; a jump may replace it later. */
 static int kprobe_arm(struct kprobe *entry)
 {
 	lockdep_assert_held(&kprobe_mutex);
 	if (kprobe_ftrace(entry))
 		return kprobe_ftrace_arm(entry);
 
-	guard(kprobe_text)();
-	arch_arm_kprobe(entry);
+	scoped_guard(kprobe_text)
+		arch_arm_kprobe(entry);
+	kprobe_opt_update(entry);
 	return 0;
 }
 
+/* A jump in place comes out first, then the breakpoint. */
 static int kprobe_disarm(struct kprobe *entry)
 {
 	lockdep_assert_held(&kprobe_mutex);
@@ -349,6 +347,7 @@ static int kprobe_disarm(struct kprobe *entry)
 		return kprobe_ftrace_disarm(entry);
 
 	guard(kprobe_text)();
+	kprobe_opt_stop(entry);
 	arch_disarm_kprobe(entry);
 	return 0;
 }
@@ -445,8 +444,8 @@ static int kprobe_check_location(struct kprobe *p, struct module **modp)
 	return 0;
 }
 
-/* Replace a lone probe in the table by an aggregate holding it. */
-static struct kprobe *kprobe_make_aggr(struct kprobe *orig)
+/* An aggregate standing for @orig, not yet in the table. */
+static struct kprobe_aggr *kprobe_aggr_alloc(struct kprobe *orig)
 {
 	struct kprobe_aggr *aggr = kzalloc(sizeof(*aggr), GFP_KERNEL);
 	struct kprobe *agg;
@@ -459,7 +458,6 @@ static struct kprobe *kprobe_make_aggr(struct kprobe *orig)
 				    KPROBE_FLAG_ON_FUNC_ENTRY |
 				    KPROBE_FLAG_FTRACE_ARMED |
 				    KPROBE_FLAG_FTRACE_IPMODIFY);
-	orig->flags &= ~(KPROBE_FLAG_FTRACE_ARMED | KPROBE_FLAG_FTRACE_IPMODIFY);
 	agg->opcode = orig->opcode;
 	agg->ainsn = orig->ainsn;
 	flush_insn_slot(agg);
@@ -467,9 +465,69 @@ static struct kprobe *kprobe_make_aggr(struct kprobe *orig)
 	if (orig->post_handler)
 		agg->post_handler = aggr_post_handler;
 	INIT_LIST_HEAD(&agg->list);
+	return aggr;
+}
+
+/* Put @aggr in the table where the lone @orig was, holding @orig. */
+static void kprobe_aggr_install(struct kprobe_aggr *aggr, struct kprobe *orig)
+{
+	struct kprobe *agg = &aggr->kp;
+
+	orig->flags &= ~(KPROBE_FLAG_FTRACE_ARMED | KPROBE_FLAG_FTRACE_IPMODIFY);
 	list_add_rcu(&orig->list, &agg->list);
 	hlist_replace_rcu(&orig->hlist, &agg->hlist);
-	return agg;
+}
+
+/* Replace a lone probe in the table by an aggregate holding it. */
+static struct kprobe *kprobe_make_aggr(struct kprobe *orig)
+{
+	struct kprobe_aggr *aggr = kprobe_aggr_alloc(orig);
+
+	if (!aggr)
+		return NULL;
+	kprobe_aggr_install(aggr, orig);
+	return &aggr->kp;
+}
+
+/**
+ * kprobe_make_optimizable() - give a table entry a detour, if it may have one
+ * @entry: a lone probe or an aggregate, in the table
+ *
+ * Only an aggregate carries the optimizer's state, so a lone probe is
+ * wrapped in one.  Nothing is prepared while optimization is off: the
+ * sysctl comes back here for every entry when it is switched on.  If the
+ * architecture cannot prepare a detour, or memory is short, the entry
+ * stays a breakpoint.
+ */
+void kprobe_make_optimizable(struct kprobe *entry)
+{
+	struct kprobe_aggr *aggr;
+	struct kprobe *first;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!IS_ENABLED(CONFIG_OPTPROBES) || kprobe_ftrace(entry) ||
+	    kprobe_gone(entry) || !kprobe_opt_is_on())
+		return;
+
+	if (kprobe_is_aggr(entry)) {
+		aggr = container_of(entry, struct kprobe_aggr, kp);
+		first = list_first_entry_or_null(&entry->list, struct kprobe,
+						 list);
+		if (first && kprobe_opt_unprepared(aggr) &&
+		    kprobe_opt_prepare(aggr, first))
+			kprobe_opt_update(entry);
+		return;
+	}
+
+	aggr = kprobe_aggr_alloc(entry);
+	if (!aggr)
+		return;
+	if (!kprobe_opt_prepare(aggr, entry)) {
+		kfree(aggr);
+		return;
+	}
+	kprobe_aggr_install(aggr, entry);
+	kprobe_opt_update(&aggr->kp);
 }
 
 static int kprobe_join(struct kprobe *entry, struct kprobe *p)
@@ -503,9 +561,12 @@ static int kprobe_join(struct kprobe *entry, struct kprobe *p)
 				return ret;
 			}
 		}
+		/* A jump would skip the post_handler: out before @p joins. */
+		kprobe_opt_update(entry);
 	}
 
 	list_add_tail_rcu(&p->list, &entry->list);
+	kprobe_make_optimizable(entry);
 	if (!kprobe_disabled(p) && kprobe_disabled(entry)) {
 		entry->flags &= ~KPROBE_FLAG_DISABLED;
 		if (kprobe_should_be_armed(entry)) {
@@ -534,17 +595,21 @@ static int kprobe_insert(struct kprobe *p)
 	if (ret)
 		return ret;
 	hlist_add_head_rcu(&p->hlist, kprobe_bucket(p->addr));
-	if (!kprobe_should_be_armed(p))
-		return 0;
-
-	ret = kprobe_arm(p);
-	if (ret) {
-		hlist_del_rcu(&p->hlist);
-		synchronize_rcu();
-		arch_remove_kprobe(p);
-		INIT_HLIST_NODE(&p->hlist);
+	/* A jump covering p->addr comes out before the breakpoint goes in. */
+	kprobe_opt_neighbours(p->addr);
+	if (kprobe_should_be_armed(p)) {
+		ret = kprobe_arm(p);
+		if (ret) {
+			hlist_del_rcu(&p->hlist);
+			kprobe_opt_neighbours(p->addr);
+			synchronize_rcu();
+			arch_remove_kprobe(p);
+			INIT_HLIST_NODE(&p->hlist);
+			return ret;
+		}
 	}
-	return ret;
+	kprobe_make_optimizable(p);
+	return 0;
 }
 
 /* Register one probe; kprobe_mutex is held by the caller. */
@@ -643,6 +708,23 @@ static struct kprobe *kprobe_retired_pop(struct kprobe_retired *r)
 }
 
 /*
+ * The last post_handler of a breakpoint aggregate left: the instruction
+ * may be boosted or optimized again.  An ftrace site keeps its ops.
+ */
+static void kprobe_aggr_drop_post_handler(struct kprobe *agg)
+{
+	struct kprobe *kp;
+
+	if (!agg->post_handler || kprobe_ftrace(agg))
+		return;
+	list_for_each_entry(kp, &agg->list, list) {
+		if (kp->post_handler)
+			return;
+	}
+	WRITE_ONCE(agg->post_handler, NULL);
+}
+
+/*
  * Unhook @p.  Returns the table entry that left the table and must be
  * torn down once no CPU can be in its handlers (NULL when others still
  * share the address), or an ERR_PTR when @p is not registered.
@@ -665,13 +747,19 @@ struct kprobe *__unregister_kprobe_top(struct kprobe *p)
 					WARN_ON(kprobe_disarm(entry));
 				entry->flags |= KPROBE_FLAG_DISABLED;
 			}
+			kprobe_aggr_drop_post_handler(entry);
+			kprobe_opt_update(entry);
 			return NULL;
 		}
 	}
 
 	if (!kprobe_gone(entry) && kprobe_should_be_armed(entry))
 		WARN_ON(kprobe_disarm(entry));
+	/* Disabled or all disarmed, its jump is out already; make sure. */
+	kprobe_opt_off(entry);
 	hlist_del_rcu(&entry->hlist);
+	if (!kprobe_gone(entry))
+		kprobe_opt_neighbours(entry->addr);
 	return entry;
 }
 
@@ -680,8 +768,10 @@ void __unregister_kprobe_bottom(struct kprobe *retired)
 {
 	if (IS_ERR_OR_NULL(retired))
 		return;
-	if (!kprobe_gone(retired))
+	if (!kprobe_gone(retired)) {
+		kprobe_opt_release(retired);
 		arch_remove_kprobe(retired);
+	}
 	if (kprobe_is_aggr(retired))
 		kfree(container_of(retired, struct kprobe_aggr, kp));
 	else
@@ -947,6 +1037,8 @@ static void kprobe_retire_text(bool (*doomed)(unsigned long addr, void *arg),
 			if (kprobe_should_be_armed(entry) &&
 			    (may_run || kprobe_ftrace(entry)))
 				kprobe_disarm(entry);
+			/* Out of the optimizer's hands before the text goes. */
+			kprobe_opt_off(entry);
 			hlist_del_rcu(&entry->hlist);
 			kprobe_retired_add(&retired, entry);
 		}
@@ -956,6 +1048,7 @@ static void kprobe_retire_text(bool (*doomed)(unsigned long addr, void *arg),
 	synchronize_rcu();
 
 	while ((entry = kprobe_retired_pop(&retired))) {
+		kprobe_opt_release(entry);
 		arch_remove_kprobe(entry);
 		entry->flags |= KPROBE_FLAG_GONE;
 		if (kprobe_is_aggr(entry)) {
@@ -1061,6 +1154,7 @@ static int __init init_kprobes(void)
 		pr_err("blacklist incomplete (%d): take care where you probe\n",
 		       ret);
 	kretprobe_blacklist_init();
+	kprobe_opt_init();
 
 	/* Some architectures register their own probes in arch_init_kprobes(). */
 	kprobes_initialized = true;

@@ -42,6 +42,23 @@ DEFINE_LOCK_GUARD_0(kprobe_text, kprobe_text_lock(), kprobe_text_unlock())
 #define KPROBE_HASH_BITS	12
 #define KPROBE_TABLE_SIZE	BIT(KPROBE_HASH_BITS)
 
+/*
+ * An aggregate: the table entry when several probes share an address, or
+ * when one probe may be optimized.  Being the core's own allocation, it
+ * has room for a link the breakpoint path never reads (@retired, see
+ * struct kprobe_retired in kprobes.c), and, with jump optimization, for
+ * the optimizer's state: @op.kp is @kp.
+ */
+struct kprobe_aggr {
+	union {
+		struct kprobe kp;
+#ifdef CONFIG_OPTPROBES
+		struct optimized_kprobe op;
+#endif
+	};
+	struct list_head retired;
+};
+
 /* Set by the "enabled" debugfs knob: every probe is disarmed. */
 extern bool kprobes_all_disarmed;
 extern bool kprobes_initialized;
@@ -57,10 +74,50 @@ kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
 				unsigned long offset, bool *on_func_entry);
 bool kprobe_is_registered(struct kprobe *p);
 int __register_kprobe(struct kprobe *p);
+void kprobe_make_optimizable(struct kprobe *entry);
 int kprobe_register_batch(void *entries, int num,
 			  int (*reg)(void *entries, int i), int *registered);
 struct kprobe *__unregister_kprobe_top(struct kprobe *p);
 void __unregister_kprobe_bottom(struct kprobe *retired);
+
+/* kprobes_opt.c: jump optimization, see the lock order in kprobes.c */
+#ifdef CONFIG_OPTPROBES
+void __init kprobe_opt_init(void);
+bool kprobe_opt_is_on(void);
+bool kprobe_opt_unprepared(struct kprobe_aggr *aggr);
+bool kprobe_opt_prepare(struct kprobe_aggr *aggr, struct kprobe *orig);
+void kprobe_opt_update(struct kprobe *entry);
+void kprobe_opt_stop(struct kprobe *entry);
+void kprobe_opt_off(struct kprobe *entry);
+void kprobe_opt_release(struct kprobe *entry);
+void kprobe_opt_neighbours(kprobe_opcode_t *addr);
+/* The sysctl's work, and what tests look at. */
+void kprobe_opt_set_enabled(bool on);
+enum kprobe_opt_state kprobe_opt_state_of(struct kprobe *p);
+#else
+static inline void kprobe_opt_init(void) { }
+static inline bool kprobe_opt_is_on(void)
+{
+	return false;
+}
+
+static inline bool kprobe_opt_unprepared(struct kprobe_aggr *aggr)
+{
+	return false;
+}
+
+static inline bool kprobe_opt_prepare(struct kprobe_aggr *aggr,
+				      struct kprobe *orig)
+{
+	return false;
+}
+
+static inline void kprobe_opt_update(struct kprobe *entry) { }
+static inline void kprobe_opt_stop(struct kprobe *entry) { }
+static inline void kprobe_opt_off(struct kprobe *entry) { }
+static inline void kprobe_opt_release(struct kprobe *entry) { }
+static inline void kprobe_opt_neighbours(kprobe_opcode_t *addr) { }
+#endif
 
 /* kprobes_kretprobe.c */
 #ifdef CONFIG_KRETPROBES

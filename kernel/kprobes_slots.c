@@ -277,6 +277,7 @@ bool __is_insn_slot_addr(struct kprobe_insn_cache *c, unsigned long addr)
 	rcu_read_unlock_sched_notrace();
 	return found;
 }
+EXPORT_SYMBOL_IF_KUNIT(__is_insn_slot_addr);
 NOKPROBE_SYMBOL(__is_insn_slot_addr);
 
 /**
@@ -333,6 +334,37 @@ struct kprobe_insn_cache kprobe_insn_slots = {
 	.mutex = __MUTEX_INITIALIZER(kprobe_insn_slots.mutex),
 };
 EXPORT_SYMBOL_IF_KUNIT(kprobe_insn_slots);
+
+#ifdef CONFIG_OPTPROBES
+/**
+ * alloc_optinsn_page() - allocate one executable page for detour buffers
+ *
+ * Return: the page, or NULL.  By default the same as alloc_insn_page().
+ */
+void __weak *alloc_optinsn_page(void)
+{
+	return alloc_insn_page();
+}
+
+/**
+ * free_optinsn_page() - release a page from alloc_optinsn_page()
+ * @page: the page
+ */
+void __weak free_optinsn_page(void *page)
+{
+	kprobe_insn_page_free(page);
+}
+
+/* Detour buffers of optimized probes; the size is set at boot. */
+struct kprobe_insn_cache kprobe_optinsn_slots = {
+	.sym = KPROBE_OPTINSN_PAGE_SYM,
+	.alloc = alloc_optinsn_page,
+	.free = free_optinsn_page,
+	.pages = LIST_HEAD_INIT(kprobe_optinsn_slots.pages),
+	.mutex = __MUTEX_INITIALIZER(kprobe_optinsn_slots.mutex),
+};
+EXPORT_SYMBOL_IF_KUNIT(kprobe_optinsn_slots);
+#endif
 #endif /* __ARCH_WANT_KPROBES_INSN_SLOT */
 
 /**

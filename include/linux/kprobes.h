@@ -329,15 +329,40 @@ DEFINE_INSN_CACHE_OPS(insn);
 
 #ifdef CONFIG_OPTPROBES
 /**
+ * enum kprobe_opt_state - how far an optimizable probe is from its jump
+ * @KPROBE_OPT_NONE: no detour buffer: the breakpoint is all there is
+ * @KPROBE_OPT_IDLE: the detour is ready, but the jump is not wanted now
+ *	(optimization off, probe disabled, a post_handler, another probe in
+ *	the replaced region)
+ * @KPROBE_OPT_QUEUED: wanted; waiting for the optimizer's next pass
+ * @KPROBE_OPT_WAITING: the optimizer waits until no task can be inside
+ *	the replaced region
+ * @KPROBE_OPT_ACTIVE: the jump is in place
+ *
+ * Moved only under kprobe_mutex.  From QUEUED on, the replaced region
+ * holds no other probe and no post_handler waits for the instruction,
+ * so a breakpoint hit may run the detour's copy of the whole region.
+ */
+enum kprobe_opt_state {
+	KPROBE_OPT_NONE,
+	KPROBE_OPT_IDLE,
+	KPROBE_OPT_QUEUED,
+	KPROBE_OPT_WAITING,
+	KPROBE_OPT_ACTIVE,
+};
+
+/**
  * struct optimized_kprobe - a probe whose breakpoint a jump can replace
  * @kp: the probe, as seen by the table and the handlers
  * @list: link in the optimizer's work list
  * @optinsn: architecture state of the jump and its detour buffer
+ * @state: see enum kprobe_opt_state
  */
 struct optimized_kprobe {
 	struct kprobe kp;
 	struct list_head list;
 	struct arch_optimized_insn optinsn;
+	enum kprobe_opt_state state;
 };
 
 int arch_prepared_optinsn(struct arch_optimized_insn *optinsn);
@@ -351,6 +376,7 @@ void arch_unoptimize_kprobes(struct list_head *oplist,
 void arch_unoptimize_kprobe(struct optimized_kprobe *op);
 int arch_within_optimized_kprobe(struct optimized_kprobe *op,
 				 kprobe_opcode_t *addr);
+bool arch_optimized_kprobe_needs_wait(struct optimized_kprobe *op);
 void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
 
 DEFINE_INSN_CACHE_OPS(optinsn);

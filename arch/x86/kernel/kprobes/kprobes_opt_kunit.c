@@ -1,0 +1,728 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit cases for x86 jump optimization (opt.c): each rule on a function
+ * written for it, and what an optimized probe does when it fires.
+ *
+ * The functions are assembly, so that the bytes around each probe are
+ * known. Probe points inside them are not symbols (a symbol would end the
+ * function for kallsyms, and with it the region): their offsets are kept
+ * in kpo_offsets[].
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/jump_label.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/ptrace.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+#include <linux/unaligned.h>
+#include <linux/vmalloc.h>
+
+#include <asm/asm.h>
+#include <asm/processor-flags.h>
+#include <asm/text-patching.h>
+
+#include "../../../../kernel/kprobes_internal.h"
+
+enum {
+	KPO_PLAIN,	/* add, add: a region of six bytes */
+	KPO_PLAIN_2,	/* the second add, inside that region */
+	KPO_PLAIN_3,	/* the third add, after it */
+	KPO_OTHER,	/* the same shape in another function */
+	KPO_EDGE,	/* the region would run into the next function */
+	KPO_JUMPIN,	/* a jcc lands inside the region */
+	KPO_INDIRECT,	/* the function has an indirect jump */
+	KPO_EXTABLE,	/* the region holds a load with a fixup */
+	KPO_FIXUP,	/* another load's fixup lands inside the region */
+	KPO_JL,		/* a jump label site inside the region */
+	KPO_CALL,	/* a call inside the region */
+	KPO_COPY,	/* mov, rep movsb: a long stay inside the region */
+	KPO_REGS,	/* every register holds a known value */
+	KPO_NR
+};
+
+extern const s32 kpo_offsets[KPO_NR];
+DEFINE_STATIC_KEY_FALSE(kpo_jl_key);
+
+u32 kpo_plain(u32 x);		/* x + 7 */
+u32 kpo_other(u32 x);		/* x + 7 */
+u32 kpo_edge(u32 x);		/* x + 6 */
+u32 kpo_jumpin(u32 x);		/* x ? x + 3 : 2 */
+u32 kpo_indirect(u32 x);	/* x + 3 */
+u32 kpo_extable(const u32 *p);	/* *p, or 0xdead if it faults */
+u32 kpo_fixup(const u32 *p);	/* *p + 3, or 0xdead + 2 if it faults */
+u32 kpo_jl(u32 x);		/* x + 3, or x + 101 with the key on */
+u32 kpo_call(u32 x);		/* x + 3 */
+void kpo_copy(void *dst, const void *src, unsigned long n);
+void kpo_regs(unsigned long *out);
+
+/* kpo_regs() loads 0xa0 + n into register n (ax = 0, ..., r15 = 15, not sp) */
+#define KPO_REG(n)	(0xa0ul + (n))
+
+asm(".pushsection .text, \"ax\"\n"
+	".globl kpo_plain\n"
+	".type kpo_plain, @function\n"
+	"kpo_plain:\n\t"
+	"mov %edi, %eax\n"
+	".Lkpo_plain:\n\t"
+	"add $1, %eax\n"
+	".Lkpo_plain_2:\n\t"
+	"add $2, %eax\n"
+	".Lkpo_plain_3:\n\t"
+	"add $4, %eax\n\t"
+	"ret\n"
+	".size kpo_plain, .-kpo_plain\n"
+
+	".globl kpo_other\n"
+	".type kpo_other, @function\n"
+	"kpo_other:\n\t"
+	"mov %edi, %eax\n"
+	".Lkpo_other:\n\t"
+	"add $1, %eax\n\t"
+	"add $2, %eax\n\t"
+	"add $4, %eax\n\t"
+	"ret\n"
+	".size kpo_other, .-kpo_other\n"
+
+	/* kpo_edge_tail is a symbol of its own: kpo_edge ends before it. */
+	".globl kpo_edge\n"
+	".type kpo_edge, @function\n"
+	"kpo_edge:\n\t"
+	"mov %edi, %eax\n"
+	".Lkpo_edge:\n\t"
+	"add $2, %eax\n"
+	".globl kpo_edge_tail\n"
+	"kpo_edge_tail:\n\t"
+	"add $4, %eax\n\t"
+	"ret\n"
+	".size kpo_edge, .-kpo_edge\n"
+
+	".globl kpo_jumpin\n"
+	".type kpo_jumpin, @function\n"
+	"kpo_jumpin:\n\t"
+	"mov %edi, %eax\n\t"
+	"test %edi, %edi\n\t"
+	"jz 1f\n"
+	".Lkpo_jumpin:\n\t"
+	"add $1, %eax\n"
+	"1:\tadd $2, %eax\n\t"
+	"ret\n"
+	".size kpo_jumpin, .-kpo_jumpin\n"
+
+	/* x == ~0 takes the indirect jump, so that nothing is unreachable */
+	".globl kpo_indirect\n"
+	".type kpo_indirect, @function\n"
+	"kpo_indirect:\n\t"
+	"mov %edi, %eax\n"
+	".Lkpo_indirect:\n\t"
+	"add $1, %eax\n\t"
+	"add $2, %eax\n\t"
+	"cmp $-1, %edi\n\t"
+	"jne 1f\n\t"
+	"lea 1f(%rip), %rdx\n\t"
+	"jmp *%rdx\n"
+	"1:\tret\n"
+	".size kpo_indirect, .-kpo_indirect\n"
+
+	".globl kpo_extable\n"
+	".type kpo_extable, @function\n"
+	"kpo_extable:\n\t"
+	"mov $0xdead, %eax\n"
+	".Lkpo_extable:\n\t"
+	"add $0, %ecx\n"
+	"1:\tmovl (%rdi), %eax\n"
+	"2:\tret\n"
+	_ASM_EXTABLE(1b, 2b)
+	".size kpo_extable, .-kpo_extable\n"
+
+	".globl kpo_fixup\n"
+	".type kpo_fixup, @function\n"
+	"kpo_fixup:\n\t"
+	"mov $0xdead, %eax\n"
+	"1:\tmovl (%rdi), %eax\n"
+	".Lkpo_fixup:\n\t"
+	"add $1, %eax\n"
+	"2:\tadd $2, %eax\n\t"
+	"ret\n"
+	_ASM_EXTABLE(1b, 2b)
+	".size kpo_fixup, .-kpo_fixup\n"
+
+	/* a static branch written out: a 5-byte nop, or a jump to 2f */
+	".globl kpo_jl\n"
+	".type kpo_jl, @function\n"
+	"kpo_jl:\n\t"
+	"mov %edi, %eax\n"
+	".Lkpo_jl:\n\t"
+	"add $1, %eax\n"
+	"1:\t.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
+	"add $2, %eax\n\t"
+	"ret\n"
+	"2:\tadd $100, %eax\n\t"
+	"ret\n"
+	".pushsection __jump_table, \"aw\"\n\t"
+	".balign 8\n\t"
+	".long 1b - .\n\t"
+	".long 2b - .\n\t"
+	".quad kpo_jl_key - .\n"
+	".popsection\n"
+	".size kpo_jl, .-kpo_jl\n"
+
+	".type kpo_call_helper, @function\n"
+	"kpo_call_helper:\n\t"
+	"add $2, %eax\n\t"
+	"ret\n"
+	".size kpo_call_helper, .-kpo_call_helper\n"
+
+	".globl kpo_call\n"
+	".type kpo_call, @function\n"
+	"kpo_call:\n\t"
+	"mov %edi, %eax\n"
+	".Lkpo_call:\n\t"
+	"add $1, %eax\n\t"
+	"call kpo_call_helper\n\t"
+	"ret\n"
+	".size kpo_call, .-kpo_call\n"
+
+	/* out[n] = register n after the region; sp's slot is unused */
+	".globl kpo_regs\n"
+	".type kpo_regs, @function\n"
+	"kpo_regs:\n\t"
+	"push %rbx\n\t" "push %rbp\n\t" "push %r12\n\t"
+	"push %r13\n\t" "push %r14\n\t" "push %r15\n\t"
+	"push %rdi\n\t"
+	"mov $0xa0, %eax\n\t" "mov $0xa1, %ecx\n\t" "mov $0xa2, %edx\n\t"
+	"mov $0xa3, %ebx\n\t" "mov $0xa5, %ebp\n\t" "mov $0xa6, %esi\n\t"
+	"mov $0xa7, %edi\n\t" "mov $0xa8, %r8d\n\t" "mov $0xa9, %r9d\n\t"
+	"mov $0xaa, %r10d\n\t" "mov $0xab, %r11d\n\t" "mov $0xac, %r12d\n\t"
+	"mov $0xad, %r13d\n\t" "mov $0xae, %r14d\n\t" "mov $0xaf, %r15d\n"
+	".Lkpo_regs:\n\t"
+	"add $1, %eax\n\t"
+	"add $2, %eax\n\t"
+	"xchg (%rsp), %rdi\n\t"
+	"mov %rax, 0*8(%rdi)\n\t" "mov %rcx, 1*8(%rdi)\n\t"
+	"mov %rdx, 2*8(%rdi)\n\t" "mov %rbx, 3*8(%rdi)\n\t"
+	"mov %rbp, 5*8(%rdi)\n\t" "mov %rsi, 6*8(%rdi)\n\t"
+	"mov %r8, 8*8(%rdi)\n\t" "mov %r9, 9*8(%rdi)\n\t"
+	"mov %r10, 10*8(%rdi)\n\t" "mov %r11, 11*8(%rdi)\n\t"
+	"mov %r12, 12*8(%rdi)\n\t" "mov %r13, 13*8(%rdi)\n\t"
+	"mov %r14, 14*8(%rdi)\n\t" "mov %r15, 15*8(%rdi)\n\t"
+	"pop %rax\n\t"
+	"mov %rax, 7*8(%rdi)\n\t"
+	"pop %r15\n\t" "pop %r14\n\t" "pop %r13\n\t"
+	"pop %r12\n\t" "pop %rbp\n\t" "pop %rbx\n\t"
+	"ret\n"
+	".size kpo_regs, .-kpo_regs\n"
+
+	".globl kpo_copy\n"
+	".type kpo_copy, @function\n"
+	"kpo_copy:\n"
+	".Lkpo_copy:\n\t"
+	"mov %rdx, %rcx\n\t"
+	"rep movsb\n\t"
+	"ret\n"
+	".size kpo_copy, .-kpo_copy\n"
+	".popsection\n"
+
+	".pushsection .rodata, \"a\"\n"
+	".balign 4\n"
+	".globl kpo_offsets\n"
+	"kpo_offsets:\n\t"
+	".long .Lkpo_plain - kpo_plain\n\t"
+	".long .Lkpo_plain_2 - kpo_plain\n\t"
+	".long .Lkpo_plain_3 - kpo_plain\n\t"
+	".long .Lkpo_other - kpo_other\n\t"
+	".long .Lkpo_edge - kpo_edge\n\t"
+	".long .Lkpo_jumpin - kpo_jumpin\n\t"
+	".long .Lkpo_indirect - kpo_indirect\n\t"
+	".long .Lkpo_extable - kpo_extable\n\t"
+	".long .Lkpo_fixup - kpo_fixup\n\t"
+	".long .Lkpo_jl - kpo_jl\n\t"
+	".long .Lkpo_call - kpo_call\n\t"
+	".long .Lkpo_copy - kpo_copy\n\t"
+	".long .Lkpo_regs - kpo_regs\n"
+	".popsection\n");
+
+static void *const kpo_funcs[KPO_NR] = {
+	[KPO_PLAIN] = kpo_plain,	[KPO_PLAIN_2] = kpo_plain,
+	[KPO_PLAIN_3] = kpo_plain,	[KPO_OTHER] = kpo_other,
+	[KPO_EDGE] = kpo_edge,		[KPO_JUMPIN] = kpo_jumpin,
+	[KPO_INDIRECT] = kpo_indirect,	[KPO_EXTABLE] = kpo_extable,
+	[KPO_FIXUP] = kpo_fixup,	[KPO_JL] = kpo_jl,
+	[KPO_CALL] = kpo_call,		[KPO_COPY] = kpo_copy,
+	[KPO_REGS] = kpo_regs,
+};
+
+static u8 *kpo_at(int point)
+{
+	return (u8 *)kpo_funcs[point] + kpo_offsets[point];
+}
+
+/* What the handlers saw, per probe. */
+struct kpo_probe {
+	struct kprobe kp;
+	int hits;
+	int posts;
+	struct pt_regs regs;
+	unsigned long move_to;	/* if set, the pre_handler moves ip there */
+	bool edit_regs;		/* if set, the pre_handler changes cx and r9 */
+};
+
+static int kpo_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kpo_probe *p = container_of(kp, struct kpo_probe, kp);
+
+	p->hits++;
+	p->regs = *regs;
+	if (p->edit_regs) {
+		regs->cx = 0x77;
+		regs->r9 = 0x99;
+	}
+	if (!p->move_to)
+		return 0;
+	regs->ip = p->move_to;
+	return 1;
+}
+
+static void kpo_post(struct kprobe *kp, struct pt_regs *regs,
+		     unsigned long flags)
+{
+	container_of(kp, struct kpo_probe, kp)->posts++;
+}
+
+static void kpo_probe_init(struct kpo_probe *p, int point, bool post)
+{
+	memset(p, 0, sizeof(*p));
+	p->kp.addr = (kprobe_opcode_t *)kpo_at(point);
+	p->kp.pre_handler = kpo_pre;
+	if (post)
+		p->kp.post_handler = kpo_post;
+}
+
+/* Let the optimizer finish, then check the state and the text agree. */
+static void kpo_expect_state(struct kunit *test, struct kprobe *kp,
+			     enum kprobe_opt_state want)
+{
+	enum kprobe_opt_state got;
+	u8 *addr = (u8 *)kp->addr;
+
+	wait_for_kprobe_optimizer();
+	got = kprobe_opt_state_of(kp);
+	KUNIT_EXPECT_EQ_MSG(test, got, want, "at %pS", addr);
+	if (want == KPROBE_OPT_ACTIVE) {
+		KUNIT_EXPECT_EQ(test, addr[0], JMP32_INSN_OPCODE);
+		KUNIT_EXPECT_TRUE(test, is_kprobe_optinsn_slot((unsigned long)addr +
+				  JMP32_INSN_SIZE +
+				  get_unaligned((s32 *)(addr + 1))));
+	} else {
+		KUNIT_EXPECT_EQ(test, addr[0], INT3_INSN_OPCODE);
+	}
+}
+
+static int kpo_suite_init(struct kunit_suite *suite)
+{
+	kprobe_opt_set_enabled(true);
+	return 0;
+}
+
+/* A probe in the body: optimized, fires once, the text comes back. */
+static void opt_optimized_fires(struct kunit *test)
+{
+	struct kpo_probe p;
+	u8 orig[JMP32_INSN_SIZE];
+
+	kpo_probe_init(&p, KPO_PLAIN, false);
+	memcpy(orig, p.kp.addr, sizeof(orig));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&p.kp), 0);
+	kpo_expect_state(test, &p.kp, KPROBE_OPT_ACTIVE);
+
+	KUNIT_EXPECT_EQ(test, kpo_plain(10), 17u);
+	KUNIT_EXPECT_EQ(test, p.hits, 1);
+	KUNIT_EXPECT_EQ(test, p.regs.ip, (unsigned long)p.kp.addr + 1);
+	KUNIT_EXPECT_EQ(test, p.regs.ax, 10ul);
+	KUNIT_EXPECT_EQ(test, p.regs.di, 10ul);
+	KUNIT_EXPECT_EQ(test, p.regs.cs, (u16)__KERNEL_CS);
+	KUNIT_EXPECT_FALSE(test, user_mode(&p.regs));
+
+	unregister_kprobe(&p.kp);
+	KUNIT_EXPECT_EQ(test, memcmp(orig, kpo_at(KPO_PLAIN), sizeof(orig)), 0);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
+	KUNIT_EXPECT_EQ(test, p.hits, 1);
+}
+
+/* pt_regs fields in the encoding's register order (sp has none here) */
+static unsigned long kpo_reg_of(const struct pt_regs *regs, int n)
+{
+	const unsigned long r[16] = {
+		regs->ax, regs->cx, regs->dx, regs->bx, 0, regs->bp, regs->si,
+		regs->di, regs->r8, regs->r9, regs->r10, regs->r11, regs->r12,
+		regs->r13, regs->r14, regs->r15,
+	};
+
+	return r[n];
+}
+
+/* Hit the probe on kpo_regs() once; @out gets the registers after it. */
+static void kpo_regs_hit(struct kunit *test, bool optimized,
+			 struct kpo_probe *p, unsigned long *out)
+{
+	kprobe_opt_set_enabled(optimized);
+	kpo_probe_init(p, KPO_REGS, false);
+	p->edit_regs = true;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&p->kp), 0);
+	kpo_expect_state(test, &p->kp,
+			 optimized ? KPROBE_OPT_ACTIVE : KPROBE_OPT_IDLE);
+	kpo_regs(out);
+	unregister_kprobe(&p->kp);
+	kprobe_opt_set_enabled(true);
+	KUNIT_EXPECT_EQ(test, p->hits, 1);
+}
+
+/*
+ * The detour saves every register into a pt_regs that looks like the one
+ * the int3 trap builds, gives the handler's changes to the code after it,
+ * and the region then runs on the registers as they were.
+ */
+static void opt_regs_like_trap(struct kunit *test)
+{
+	unsigned long out[16], trap_out[16];
+	struct kpo_probe trap, p;
+	int n;
+
+	kpo_regs_hit(test, false, &trap, trap_out);
+	kpo_regs_hit(test, true, &p, out);
+
+	for (n = 0; n < 16; n++) {
+		if (n == 4)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, kpo_reg_of(&p.regs, n), KPO_REG(n),
+				    "register %d", n);
+		KUNIT_EXPECT_EQ_MSG(test, kpo_reg_of(&trap.regs, n), KPO_REG(n),
+				    "register %d (trap)", n);
+		KUNIT_EXPECT_EQ_MSG(test, out[n], trap_out[n], "register %d", n);
+	}
+	/* the region's two adds, and the handler's changes */
+	KUNIT_EXPECT_EQ(test, out[0], KPO_REG(0) + 3);
+	KUNIT_EXPECT_EQ(test, out[1], 0x77ul);
+	KUNIT_EXPECT_EQ(test, out[9], 0x99ul);
+
+	KUNIT_EXPECT_EQ(test, p.regs.ip, (unsigned long)kpo_at(KPO_REGS) + 1);
+	KUNIT_EXPECT_EQ(test, p.regs.ip, trap.regs.ip);
+	KUNIT_EXPECT_EQ(test, p.regs.sp, trap.regs.sp);
+	KUNIT_EXPECT_EQ(test, p.regs.cs, trap.regs.cs);
+	KUNIT_EXPECT_EQ(test, p.regs.flags & X86_EFLAGS_IF,
+			trap.regs.flags & X86_EFLAGS_IF);
+	/* pt_regs::sp points at the saved out pointer, in both */
+	KUNIT_EXPECT_EQ(test, *(unsigned long *)p.regs.sp,
+			(unsigned long)out);
+	KUNIT_EXPECT_EQ(test, *(unsigned long *)trap.regs.sp,
+			(unsigned long)trap_out);
+}
+
+/* A pre_handler that moves ip is followed from the detour too. */
+static void opt_handler_moves_ip(struct kunit *test)
+{
+	struct kpo_probe p;
+
+	kpo_probe_init(&p, KPO_PLAIN, false);
+	p.move_to = (unsigned long)kpo_at(KPO_PLAIN_3);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&p.kp), 0);
+	kpo_expect_state(test, &p.kp, KPROBE_OPT_ACTIVE);
+	/* add $1 and add $2 are skipped */
+	KUNIT_EXPECT_EQ(test, kpo_plain(10), 14u);
+	KUNIT_EXPECT_EQ(test, p.hits, 1);
+	unregister_kprobe(&p.kp);
+}
+
+/* A post_handler joining takes the jump out at once; leaving, it returns. */
+static void opt_post_handler_unoptimizes(struct kunit *test)
+{
+	struct kpo_probe a, b;
+
+	kpo_probe_init(&a, KPO_PLAIN, false);
+	kpo_probe_init(&b, KPO_PLAIN, true);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	kpo_expect_state(test, &a.kp, KPROBE_OPT_ACTIVE);
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b.kp), 0);
+	/* no waiting: the state is checked as register_kprobe() left it */
+	KUNIT_EXPECT_EQ(test, kprobe_opt_state_of(&a.kp), KPROBE_OPT_IDLE);
+	KUNIT_EXPECT_EQ(test, *(u8 *)a.kp.addr, INT3_INSN_OPCODE);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
+	KUNIT_EXPECT_EQ(test, a.hits, 1);
+	KUNIT_EXPECT_EQ(test, b.hits, 1);
+	KUNIT_EXPECT_EQ(test, b.posts, 1);
+
+	unregister_kprobe(&b.kp);
+	kpo_expect_state(test, &a.kp, KPROBE_OPT_ACTIVE);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
+	KUNIT_EXPECT_EQ(test, a.hits, 2);
+	KUNIT_EXPECT_EQ(test, b.posts, 1);
+	unregister_kprobe(&a.kp);
+}
+
+/* Disabling takes jump and breakpoint out; enabling optimizes again. */
+static void opt_disable_enable(struct kunit *test)
+{
+	struct kpo_probe p;
+	u8 orig[JMP32_INSN_SIZE];
+
+	kpo_probe_init(&p, KPO_PLAIN, false);
+	memcpy(orig, p.kp.addr, sizeof(orig));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&p.kp), 0);
+	kpo_expect_state(test, &p.kp, KPROBE_OPT_ACTIVE);
+
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&p.kp), 0);
+	KUNIT_EXPECT_EQ(test, kprobe_opt_state_of(&p.kp), KPROBE_OPT_IDLE);
+	KUNIT_EXPECT_EQ(test, memcmp(orig, p.kp.addr, sizeof(orig)), 0);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
+	KUNIT_EXPECT_EQ(test, p.hits, 0);
+
+	KUNIT_ASSERT_EQ(test, enable_kprobe(&p.kp), 0);
+	kpo_expect_state(test, &p.kp, KPROBE_OPT_ACTIVE);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
+	KUNIT_EXPECT_EQ(test, p.hits, 1);
+	unregister_kprobe(&p.kp);
+}
+
+/*
+ * A probe landing inside an optimized region unoptimizes it before its
+ * own breakpoint goes in; when it leaves, the first is optimized again.
+ * In the other order the first is never optimized while the second is
+ * there.
+ */
+static void opt_probe_in_region(struct kunit *test)
+{
+	struct kpo_probe a, b;
+
+	kpo_probe_init(&a, KPO_PLAIN, false);
+	kpo_probe_init(&b, KPO_PLAIN_2, false);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	kpo_expect_state(test, &a.kp, KPROBE_OPT_ACTIVE);
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b.kp), 0);
+	KUNIT_EXPECT_EQ(test, kprobe_opt_state_of(&a.kp), KPROBE_OPT_IDLE);
+	kpo_expect_state(test, &a.kp, KPROBE_OPT_IDLE);
+	KUNIT_EXPECT_EQ(test, *(u8 *)b.kp.addr, INT3_INSN_OPCODE);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
+	KUNIT_EXPECT_EQ(test, a.hits, 1);
+	KUNIT_EXPECT_EQ(test, b.hits, 1);
+
+	unregister_kprobe(&b.kp);
+	kpo_expect_state(test, &a.kp, KPROBE_OPT_ACTIVE);
+	unregister_kprobe(&a.kp);
+
+	kpo_probe_init(&a, KPO_PLAIN, false);
+	kpo_probe_init(&b, KPO_PLAIN_2, false);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b.kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	kpo_expect_state(test, &a.kp, KPROBE_OPT_IDLE);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
+	KUNIT_EXPECT_EQ(test, a.hits, 1);
+	KUNIT_EXPECT_EQ(test, b.hits, 1);
+	unregister_kprobe(&b.kp);
+	kpo_expect_state(test, &a.kp, KPROBE_OPT_ACTIVE);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
+	KUNIT_EXPECT_EQ(test, a.hits, 2);
+	unregister_kprobe(&a.kp);
+}
+
+/* Places the region rules refuse: the probe stays a working breakpoint. */
+struct kpo_refusal {
+	const char *desc;
+	int point;
+	u32 (*call)(void);
+	u32 want;
+};
+
+static u32 kpo_good_word = 5;
+
+static u32 kpo_call_edge(void) { return kpo_edge(1); }
+static u32 kpo_call_jumpin(void) { return kpo_jumpin(1) + kpo_jumpin(0); }
+static u32 kpo_call_indirect(void) { return kpo_indirect(1); }
+static u32 kpo_call_extable(void) { return kpo_extable(&kpo_good_word); }
+static u32 kpo_call_fixup(void) { return kpo_fixup(&kpo_good_word); }
+static u32 kpo_call_jl(void) { return kpo_jl(1); }
+static u32 kpo_call_call(void) { return kpo_call(1); }
+
+static const struct kpo_refusal kpo_refusals[] = {
+	{ "region would leave the function", KPO_EDGE, kpo_call_edge, 7 },
+	{ "a jcc lands inside the region", KPO_JUMPIN, kpo_call_jumpin, 6 },
+	{ "indirect jump in the function", KPO_INDIRECT, kpo_call_indirect, 4 },
+	{ "exception-table entry in the region", KPO_EXTABLE, kpo_call_extable, 5 },
+	{ "exception fixup lands inside the region", KPO_FIXUP, kpo_call_fixup, 8 },
+	{ "jump label site in the region", KPO_JL, kpo_call_jl, 4 },
+	{ "call in the region", KPO_CALL, kpo_call_call, 4 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(kpo_refusal, kpo_refusals, desc);
+
+static void opt_region_refused(struct kunit *test)
+{
+	const struct kpo_refusal *c = test->param_value;
+	struct kpo_probe p;
+
+	KUNIT_ASSERT_EQ(test, c->call(), c->want);
+	kpo_probe_init(&p, c->point, false);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&p.kp), 0);
+	kpo_expect_state(test, &p.kp, KPROBE_OPT_NONE);
+	KUNIT_EXPECT_EQ(test, c->call(), c->want);
+	KUNIT_EXPECT_GE(test, p.hits, 1);
+	unregister_kprobe(&p.kp);
+}
+
+/* The jump label site really is one: flipping the key takes its branch. */
+static void opt_jump_label_site_works(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, kpo_jl(1), 4u);
+	static_branch_enable(&kpo_jl_key);
+	KUNIT_EXPECT_EQ(test, kpo_jl(1), 102u);
+	static_branch_disable(&kpo_jl_key);
+	KUNIT_EXPECT_EQ(test, kpo_jl(1), 4u);
+}
+
+/*
+ * debug.kprobes-optimization: off takes every jump out before it returns
+ * and keeps new probes breakpoints; on optimizes them all again.
+ */
+static void opt_sysctl_switch(struct kunit *test)
+{
+	struct kpo_probe a, b;
+
+	kpo_probe_init(&a, KPO_PLAIN, false);
+	kpo_probe_init(&b, KPO_OTHER, false);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	kpo_expect_state(test, &a.kp, KPROBE_OPT_ACTIVE);
+
+	kprobe_opt_set_enabled(false);
+	KUNIT_EXPECT_EQ(test, kprobe_opt_state_of(&a.kp), KPROBE_OPT_IDLE);
+	KUNIT_EXPECT_EQ(test, *(u8 *)a.kp.addr, INT3_INSN_OPCODE);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b.kp), 0);
+	kpo_expect_state(test, &b.kp, KPROBE_OPT_IDLE);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1) + kpo_other(1), 16u);
+	KUNIT_EXPECT_EQ(test, a.hits + b.hits, 2);
+
+	kprobe_opt_set_enabled(true);
+	kpo_expect_state(test, &a.kp, KPROBE_OPT_ACTIVE);
+	kpo_expect_state(test, &b.kp, KPROBE_OPT_ACTIVE);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1) + kpo_other(1), 16u);
+	KUNIT_EXPECT_EQ(test, a.hits + b.hits, 4);
+	unregister_kprobe(&a.kp);
+	unregister_kprobe(&b.kp);
+}
+
+static int kpo_ret_hits;
+static unsigned long kpo_retval;
+
+static int kpo_ret_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	kpo_ret_hits++;
+	kpo_retval = regs_return_value(regs);
+	return 0;
+}
+
+/* A kretprobe on a function that is no ftrace site: its entry jumps. */
+static void opt_kretprobe_entry(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)kpo_other,
+		.handler = kpo_ret_handler,
+	};
+
+	kpo_ret_hits = 0;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	kpo_expect_state(test, &rp.kp, KPROBE_OPT_ACTIVE);
+	KUNIT_EXPECT_EQ(test, kpo_other(5), 12u);
+	KUNIT_EXPECT_EQ(test, kpo_ret_hits, 1);
+	KUNIT_EXPECT_EQ(test, kpo_retval, 12ul);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+	unregister_kretprobe(&rp);
+}
+
+struct kpo_runner {
+	void *dst, *src;
+	unsigned long n;
+	unsigned long rounds;
+};
+
+/* Copies without a voluntary switch: a task the optimizer must wait for. */
+static int kpo_runner_fn(void *arg)
+{
+	struct kpo_runner *r = arg;
+
+	while (!kthread_should_stop()) {
+		kpo_copy(r->dst, r->src, r->n);
+		r->rounds++;
+	}
+	return 0;
+}
+
+/*
+ * The jump goes in only once no task can be inside the region. A task
+ * that keeps running kpo_copy() (and its rep movsb, inside the region)
+ * without ever switching voluntarily holds the optimizer at WAITING;
+ * when it is gone, the jump goes in.
+ */
+static void opt_waits_for_running_task(struct kunit *test)
+{
+	struct kpo_runner r = { .n = SZ_1M };
+	struct task_struct *t;
+	struct kpo_probe p;
+
+	r.dst = vzalloc(r.n);
+	r.src = vmalloc(r.n);
+	KUNIT_ASSERT_NOT_NULL(test, r.dst);
+	KUNIT_ASSERT_NOT_NULL(test, r.src);
+	memset(r.src, 0x5a, r.n);
+
+	t = kthread_run(kpo_runner_fn, &r, "kpo_runner");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	get_task_struct(t);
+	while (!READ_ONCE(r.rounds))
+		msleep(1);
+
+	kpo_probe_init(&p, KPO_COPY, false);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&p.kp), 0);
+	msleep(500);
+	KUNIT_EXPECT_EQ(test, kprobe_opt_state_of(&p.kp), KPROBE_OPT_WAITING);
+	KUNIT_EXPECT_EQ(test, *(u8 *)p.kp.addr, INT3_INSN_OPCODE);
+	KUNIT_EXPECT_GT(test, p.hits, 0);
+
+	kthread_stop(t);
+	put_task_struct(t);
+	kpo_expect_state(test, &p.kp, KPROBE_OPT_ACTIVE);
+	memset(r.dst, 0, r.n);
+	kpo_copy(r.dst, r.src, r.n);
+	KUNIT_EXPECT_EQ(test, memcmp(r.dst, r.src, r.n), 0);
+	unregister_kprobe(&p.kp);
+	vfree(r.dst);
+	vfree(r.src);
+}
+
+static struct kunit_case kpo_cases[] = {
+	KUNIT_CASE(opt_optimized_fires),
+	KUNIT_CASE(opt_regs_like_trap),
+	KUNIT_CASE(opt_handler_moves_ip),
+	KUNIT_CASE(opt_post_handler_unoptimizes),
+	KUNIT_CASE(opt_disable_enable),
+	KUNIT_CASE(opt_probe_in_region),
+	KUNIT_CASE_PARAM(opt_region_refused, kpo_refusal_gen_params),
+	KUNIT_CASE(opt_jump_label_site_works),
+	KUNIT_CASE(opt_sysctl_switch),
+	KUNIT_CASE(opt_kretprobe_entry),
+	KUNIT_CASE_SLOW(opt_waits_for_running_task),
+	{}
+};
+
+static struct kunit_suite kpo_suite = {
+	.name = "kprobes_x86_opt",
+	.suite_init = kpo_suite_init,
+	.test_cases = kpo_cases,
+};
+
+kunit_test_suites(&kpo_suite);
+
+MODULE_DESCRIPTION("KUnit cases for x86 kprobes jump optimization");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 kprobes: jump optimization.
+ *
+ * An optimized probe's first five bytes become "jmp rel32" to a detour
+ * buffer built for it alone, by the emitter below, not copied from a
+ * template:
+ *
+ *	entry:	build a struct pt_regs on the stack, as the int3 trap does
+ *		call kpx_detour_enter(op, regs)   (the buffer knows its probe)
+ *		if a handler moved regs->ip, go to "moved"
+ *		restore the registers and flags
+ *	region:	the instructions the jump covers, relocated
+ *		jmp back to the first instruction after them
+ *	moved:	restore the registers and flags, continue at regs->ip
+ *
+ * The covered instructions (the region) are whole instructions from the
+ * probe on, at least five bytes, inside one function. Every instruction in
+ * it must be able to run from the copy unchanged (kprobe_x86_copyable()),
+ * no direct branch, exception fixup or jump table of the function may land
+ * strictly inside it, and no jump label, static call, ftrace site or
+ * alternative may lie in it. Another kprobe in it keeps the probe a
+ * breakpoint for as long as it is there (arch_check_optimized_kprobe()).
+ *
+ * The breakpoint of a probe that is queued for optimization, or optimized,
+ * sends a boosted hit to "region" rather than to a copy of the first
+ * instruction alone, so no CPU enters the middle of the region by way of
+ * the probe while the optimizer waits for those already there to leave.
+ *
+ * Handlers of an optimized probe run with interrupts as the probed code
+ * had them, and with preemption disabled.
+ */
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/extable.h>
+#include <linux/ftrace.h>
+#include <linux/jump_label.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/perf_event.h>
+#include <linux/static_call.h>
+#include <linux/string.h>
+#include <linux/unaligned.h>
+
+#include <asm/cpufeature.h>
+#include <asm/nospec-branch.h>
+#include <asm/segment.h>
+#include <asm/text-patching.h>
+
+#include "common.h"
+
+/*
+ * Called from a detour buffer on the probed context's stack. Returns
+ * non-zero when a handler moved regs->ip, which the buffer then follows
+ * instead of running the region.
+ */
+static int kpx_detour_enter(struct optimized_kprobe *op, struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb;
+	int moved = 0;
+
+	if (kprobe_disabled(&op->kp))
+		return 0;
+
+	/* What the trap would have shown: ip just past the int3. */
+	regs->cs = __KERNEL_CS;
+	regs->ss = __KERNEL_DS;
+	regs->ip = (unsigned long)op->kp.addr + INT3_INSN_SIZE;
+	regs->orig_ax = ~0UL;
+
+	preempt_disable();
+	if (kprobe_running()) {
+		kprobes_inc_nmissed_count(&op->kp);
+	} else {
+		kcb = get_kprobe_ctlblk();
+		__this_cpu_write(current_kprobe, &op->kp);
+		kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+		moved = op->kp.pre_handler(&op->kp, regs);
+		__this_cpu_write(current_kprobe, NULL);
+	}
+	preempt_enable();
+	return moved;
+}
+NOKPROBE_SYMBOL(kpx_detour_enter);
+
+/* The detour emitter: @img is built in memory to run at @at. */
+struct kpx_emit {
+	u8 *img;
+	unsigned long at;
+	unsigned int len;
+};
+
+/* Register numbers as the instruction set encodes them. */
+enum { KPX_AX, KPX_CX, KPX_DX, KPX_BX, KPX_SP, KPX_BP, KPX_SI, KPX_DI,
+       KPX_R8, KPX_R9, KPX_R10, KPX_R11, KPX_R12, KPX_R13, KPX_R14, KPX_R15 };
+
+/*
+ * Pushed in this order right below pt_regs::orig_ax, they leave the
+ * general-purpose part of struct pt_regs (see the asserts in common.h).
+ */
+static const u8 kpx_saved_regs[] = {
+	KPX_DI, KPX_SI, KPX_DX, KPX_CX, KPX_AX, KPX_R8, KPX_R9, KPX_R10,
+	KPX_R11, KPX_BX, KPX_BP, KPX_R12, KPX_R13, KPX_R14, KPX_R15,
+};
+
+#define KPX_REGS_WORD(field)	(offsetof(struct pt_regs, field) / 8)
+
+static void kpx_put(struct kpx_emit *e, const u8 *bytes, unsigned int n)
+{
+	memcpy(e->img + e->len, bytes, n);
+	e->len += n;
+}
+
+#define kpx_emit(e, ...)						\
+	do {								\
+		static const u8 __bytes[] = { __VA_ARGS__ };		\
+		kpx_put(e, __bytes, sizeof(__bytes));			\
+	} while (0)
+
+/* lea disp8(%rsp), %rsp: moves the stack pointer, leaves the flags. */
+static void kpx_emit_sp_add(struct kpx_emit *e, s8 bytes)
+{
+	kpx_emit(e, 0x48, 0x8d, 0x64, 0x24);
+	kpx_put(e, (u8 *)&bytes, 1);
+}
+
+static void kpx_emit_s32(struct kpx_emit *e, s32 value)
+{
+	put_unaligned(value, (s32 *)(e->img + e->len));
+	e->len += sizeof(value);
+}
+
+/* mov %rax, word(%rsp) or, with @load, the other way round */
+static void kpx_emit_rax_word(struct kpx_emit *e, unsigned int word, bool load)
+{
+	u8 opcode = load ? 0x8b : 0x89;
+
+	kpx_emit(e, 0x48);
+	kpx_put(e, &opcode, 1);
+	kpx_emit(e, 0x84, 0x24);
+	kpx_emit_s32(e, word * 8);
+}
+
+/* jmp or call rel32 to @target; false if it is out of reach */
+static bool kpx_emit_rel32(struct kpx_emit *e, u8 opcode, const void *target)
+{
+	long disp = (long)target - (long)(e->at + e->len + 5);
+
+	if (disp != (s32)disp)
+		return false;
+	kpx_put(e, &opcode, 1);
+	kpx_emit_s32(e, disp);
+	return true;
+}
+
+static void kpx_emit_pushes(struct kpx_emit *e)
+{
+	int i;
+	u8 r;
+
+	for (i = 0; i < ARRAY_SIZE(kpx_saved_regs); i++) {
+		r = kpx_saved_regs[i];
+		if (r >= KPX_R8)
+			kpx_emit(e, 0x41);
+		r = 0x50 + (r & 7);
+		kpx_put(e, &r, 1);
+	}
+}
+
+/* The pops, then the flags: the stack pointer ends at pt_regs::sp. */
+static void kpx_emit_restore(struct kpx_emit *e)
+{
+	int i;
+	u8 r;
+
+	for (i = ARRAY_SIZE(kpx_saved_regs) - 1; i >= 0; i--) {
+		r = kpx_saved_regs[i];
+		if (r >= KPX_R8)
+			kpx_emit(e, 0x41);
+		r = 0x58 + (r & 7);
+		kpx_put(e, &r, 1);
+	}
+	/* orig_ax, ip and cs, then the flags */
+	kpx_emit_sp_add(e, 3 * 8);
+	kpx_emit(e, 0x9d);
+}
+
+/*
+ * Build the whole buffer for @op in @img; @region is the relocated copy
+ * of the region, @size bytes. Returns the offset of the region copy, or
+ * a negative errno when something is out of rel32 reach.
+ */
+static int kpx_emit_detour(struct optimized_kprobe *op, u8 *img,
+			   const u8 *region, unsigned int size)
+{
+	unsigned long back = (unsigned long)op->kp.addr + size;
+	struct kpx_emit e = { .img = img, .at = (unsigned long)op->optinsn.buf };
+	unsigned int jnz, region_at;
+	u64 arg = (unsigned long)op;
+
+	/* pt_regs::ss and ::sp, then the flags, then orig_ax, ip and cs */
+	kpx_emit_sp_add(&e, -2 * 8);
+	kpx_emit(&e, 0x9c);
+	kpx_emit_sp_add(&e, -3 * 8);
+	kpx_emit_pushes(&e);
+	if (IS_ENABLED(CONFIG_FRAME_POINTER))
+		kpx_emit(&e, 0x48, 0x8d, 0x6c, 0x24, 0x01);	/* lea 1(%rsp), %rbp */
+	if (cpu_feature_enabled(X86_FEATURE_SMAP))
+		kpx_emit(&e, 0x0f, 0x01, 0xca);			/* clac */
+
+	/* pt_regs::sp is the stack pointer the probed code had. */
+	kpx_emit(&e, 0x48, 0x8d, 0x84, 0x24);			/* lea ...(%rsp), %rax */
+	kpx_emit_s32(&e, sizeof(struct pt_regs));
+	kpx_emit_rax_word(&e, KPX_REGS_WORD(sp), false);
+
+	kpx_emit(&e, 0x48, 0x89, 0xe6);				/* mov %rsp, %rsi */
+	kpx_emit(&e, 0x48, 0xbf);				/* movabs $op, %rdi */
+	kpx_put(&e, (u8 *)&arg, sizeof(arg));
+	if (!kpx_emit_rel32(&e, CALL_INSN_OPCODE, kpx_detour_enter))
+		return -ERANGE;
+	kpx_emit(&e, 0x85, 0xc0);				/* test %eax, %eax */
+	kpx_emit(&e, 0x0f, 0x85);				/* jnz moved */
+	jnz = e.len;
+	kpx_emit_s32(&e, 0);
+
+	kpx_emit_restore(&e);
+	kpx_emit_sp_add(&e, 2 * 8);
+	region_at = e.len;
+	kpx_put(&e, region, size);
+	if (!kpx_emit_rel32(&e, JMP32_INSN_OPCODE, (void *)back))
+		return -ERANGE;
+
+	/* moved: put the new ip where a final ret pops it (pt_regs::ss) */
+	put_unaligned((s32)(e.len - jnz - 4), (s32 *)(img + jnz));
+	kpx_emit_rax_word(&e, KPX_REGS_WORD(ip), true);
+	kpx_emit_rax_word(&e, KPX_REGS_WORD(ss), false);
+	kpx_emit_restore(&e);
+	kpx_emit_sp_add(&e, 8);
+#ifdef CONFIG_MITIGATION_RETHUNK
+	if (cpu_feature_enabled(X86_FEATURE_RETHUNK)) {
+		if (!kpx_emit_rel32(&e, JMP32_INSN_OPCODE, x86_return_thunk))
+			return -ERANGE;
+	} else
+#endif
+		kpx_emit(&e, RET_INSN_OPCODE);
+
+	if (WARN_ON_ONCE(e.len > MAX_OPTINSN_SIZE))
+		return -ENOSPC;
+	return region_at;
+}
+
+#ifdef CONFIG_MITIGATION_RETPOLINE
+/* A jump to a retpoline thunk is an indirect jump in disguise. */
+static bool kpx_is_thunk(unsigned long target)
+{
+	unsigned long start = (unsigned long)__x86_indirect_thunk_array;
+
+	return target >= start &&
+	       target < start + 16 * sizeof(retpoline_thunk_t);
+}
+#else
+static bool kpx_is_thunk(unsigned long target)
+{
+	return false;
+}
+#endif
+
+/* Where a direct branch at @pos goes, or 0 if @insn is none. */
+static unsigned long kpx_branch_target(struct insn *insn, unsigned long pos)
+{
+	u8 op0 = insn->opcode.bytes[0];
+	u8 op1 = insn->opcode.bytes[1];
+
+	switch (op0) {
+	case 0x70 ... 0x7f:		/* Jcc rel8 */
+	case 0xe0 ... 0xe3:		/* LOOP family, JrCXZ */
+	case 0xe8:			/* CALL rel32 */
+	case 0xe9:			/* JMP rel32 */
+	case 0xeb:			/* JMP rel8 */
+		break;
+	case 0x0f:
+		if (op1 >= 0x80 && op1 <= 0x8f)	/* Jcc rel32 */
+			break;
+		return 0;
+	default:
+		return 0;
+	}
+	return pos + insn->length + insn->immediate.value;
+}
+
+static bool kpx_indirect_jump(struct insn *insn)
+{
+	u8 reg = X86_MODRM_REG(insn->modrm.bytes[0]);
+
+	return insn->opcode.bytes[0] == 0xff && (reg == 4 || reg == 5);
+}
+
+/*
+ * Walk [@start, @end) and say why no branch may be taken into the open
+ * interval (@lo, @hi), or NULL if none can.
+ */
+static const char *kpx_scan_branches(unsigned long start, unsigned long end,
+				     unsigned long lo, unsigned long hi)
+{
+	const struct exception_table_entry *ex;
+	u8 buf[MAX_INSN_SIZE];
+	unsigned long pos, to;
+	struct insn insn;
+
+	for (pos = start; pos < end; pos += insn.length) {
+		if (kprobe_x86_fetch(pos, buf, &insn))
+			return "bytes in the function that do not decode";
+		if (kpx_indirect_jump(&insn))
+			return "an indirect jump in the function (a jump table?)";
+		to = kpx_branch_target(&insn, pos);
+		if (to && insn.opcode.bytes[0] != 0xe8 && kpx_is_thunk(to))
+			return "a retpoline jump in the function (a jump table?)";
+		if (to > lo && to < hi)
+			return "a branch into the region";
+		ex = search_exception_tables(pos);
+		if (ex) {
+			to = (unsigned long)&ex->fixup + ex->fixup;
+			if (to > lo && to < hi)
+				return "an exception fixup into the region";
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The function's cold part, placed elsewhere by the compiler, branches
+ * back into the function's body: it is scanned too.
+ */
+static const char *kpx_scan_cold_part(unsigned long func, unsigned long lo,
+				      unsigned long hi)
+{
+	char name[KSYM_NAME_LEN + 8];
+	unsigned long cold, size, offset;
+
+	if (lookup_symbol_name(func, name) ||
+	    strlcat(name, ".cold", sizeof(name)) >= sizeof(name))
+		return NULL;
+	cold = kallsyms_lookup_name(name);
+	if (!cold || !kallsyms_lookup_size_offset(cold, &size, &offset))
+		return NULL;
+	return kpx_scan_branches(cold, cold + size, lo, hi);
+}
+
+/* Other users of the text who patch it, or whose addresses must stay. */
+static const char *kpx_region_reserved(void *start, void *last)
+{
+	const char *why = NULL;
+
+	jump_label_lock();
+	if (jump_label_text_reserved(start, last))
+		why = "a jump label in the region";
+	jump_label_unlock();
+	if (!why && static_call_text_reserved(start, last))
+		why = "a static call in the region";
+	if (!why && ftrace_text_reserved(start, last))
+		why = "an ftrace site in the region";
+	return why;
+}
+
+/*
+ * Work out @op's region and copy its original bytes (as they read with no
+ * probe) to @raw. Returns its size, or a negative errno; says why at
+ * pr_debug level. Called with text_mutex held.
+ */
+static int kpx_opt_region(struct optimized_kprobe *op, u8 *raw)
+{
+	unsigned long addr = (unsigned long)op->kp.addr;
+	unsigned long size, offset, func_end, pos = addr;
+	u8 buf[MAX_INSN_SIZE];
+	const char *why = NULL;
+	struct insn insn;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+		return -ENOENT;
+	func_end = addr - offset + size;
+
+	while (!why && pos < addr + JMP32_INSN_SIZE) {
+		why = kprobe_x86_copyable(pos, &insn, buf);
+		if (!why && pos + insn.length > func_end)
+			why = "the region leaves the function";
+		if (!why)
+			memcpy(raw + pos - addr, buf, insn.length);
+		pos += insn.length;
+	}
+	if (!why)
+		why = kpx_scan_branches(addr - offset, func_end, addr, pos);
+	if (!why)
+		why = kpx_scan_cold_part(addr - offset, addr, pos);
+	if (why) {
+		pr_debug("cannot optimize %pS: %s\n", op->kp.addr, why);
+		return -EINVAL;
+	}
+	return pos - addr;
+}
+
+/* Relocate the @size bytes of region in @code, from @from to @to. */
+static int kpx_move_region(unsigned long from, u8 *code, unsigned int size,
+			   unsigned long to)
+{
+	unsigned int done;
+	struct insn insn;
+
+	for (done = 0; done < size; done += insn.length) {
+		if (insn_decode_kernel(&insn, code + done) < 0 ||
+		    kprobe_x86_move_insn(from + done, &insn, code + done,
+					 to + done))
+			return -ERANGE;
+	}
+	return 0;
+}
+
+/* Emit @op's detour for the region in @raw and write it to its buffer. */
+static int kpx_write_detour(struct optimized_kprobe *op, const u8 *raw,
+			    unsigned int size)
+{
+	unsigned long buf = (unsigned long)op->optinsn.buf;
+	u8 code[MAX_OPTIMIZED_LENGTH];
+	int at, ret;
+	u8 *img;
+
+	img = kzalloc(MAX_OPTINSN_SIZE, GFP_KERNEL);
+	if (!img)
+		return -ENOMEM;
+
+	memcpy(code, raw, size);
+	at = kpx_emit_detour(op, img, code, size);
+	ret = at < 0 ? at :
+	      kpx_move_region((unsigned long)op->kp.addr, img + at, size,
+			      buf + at);
+	if (!ret) {
+		guard(mutex)(&text_mutex);
+		perf_event_text_poke(op->optinsn.buf, NULL, 0, img,
+				     MAX_OPTINSN_SIZE);
+		text_poke(op->optinsn.buf, img, MAX_OPTINSN_SIZE);
+		op->kp.ainsn.region_copy = op->optinsn.buf + at;
+	}
+	kfree(img);
+	return ret;
+}
+
+int arch_prepared_optinsn(struct arch_optimized_insn *optinsn)
+{
+	return optinsn->buf != NULL;
+}
+
+/*
+ * Another probe inside the region keeps this one a breakpoint: the jump
+ * would overwrite its int3, or skip it.
+ */
+int arch_check_optimized_kprobe(struct optimized_kprobe *op)
+{
+	int i;
+
+	for (i = 1; i < op->optinsn.size; i++) {
+		if (get_kprobe(op->kp.addr + i))
+			return -EEXIST;
+	}
+	return 0;
+}
+
+int arch_within_optimized_kprobe(struct optimized_kprobe *op,
+				 kprobe_opcode_t *addr)
+{
+	return addr >= op->kp.addr && addr < op->kp.addr + op->optinsn.size;
+}
+
+/*
+ * Called with kprobe_mutex and cpus_read_lock() held. text_mutex is taken
+ * only around what needs it, since the checks for jump labels and static
+ * calls take locks that come before it in the lock order.
+ */
+int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
+				  struct kprobe *orig)
+{
+	u8 raw[MAX_OPTIMIZED_LENGTH];
+	kprobe_opcode_t *buf;
+	const char *why;
+	long disp;
+	int size;
+
+	if (!IS_ENABLED(CONFIG_X86_64))
+		return -EOPNOTSUPP;
+
+	scoped_guard(mutex, &text_mutex)
+		size = kpx_opt_region(op, raw);
+	if (size < 0)
+		return size;
+	why = kpx_region_reserved(op->kp.addr, op->kp.addr + size - 1);
+	if (why) {
+		pr_debug("cannot optimize %pS: %s\n", op->kp.addr, why);
+		return -EBUSY;
+	}
+
+	buf = get_optinsn_slot();
+	if (!buf)
+		return -ENOMEM;
+	disp = (long)buf - (long)(op->kp.addr + JMP32_INSN_SIZE);
+	op->optinsn.buf = buf;
+	op->optinsn.size = size;
+	memcpy(op->optinsn.orig, raw, JMP32_INSN_SIZE);
+	if (disp != (s32)disp || kpx_write_detour(op, raw, size)) {
+		op->optinsn.buf = NULL;
+		op->kp.ainsn.region_copy = NULL;
+		free_optinsn_slot(buf, 0);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/*
+ * The buffer may still be running on a preempted task: it is freed
+ * dirty, reused only after a tasks-RCU grace period.
+ */
+void arch_remove_optimized_kprobe(struct optimized_kprobe *op)
+{
+	kprobe_opcode_t *buf = op->optinsn.buf;
+
+	if (!buf)
+		return;
+	op->kp.ainsn.region_copy = NULL;
+	op->optinsn.buf = NULL;
+	perf_event_text_poke(buf, buf, MAX_OPTINSN_SIZE, NULL, 0);
+	free_optinsn_slot(buf, 1);
+}
+
+static void kpx_jump_bytes(struct optimized_kprobe *op, u8 *insn)
+{
+	__text_gen_insn(insn, JMP32_INSN_OPCODE, op->kp.addr, op->optinsn.buf,
+			JMP32_INSN_SIZE);
+}
+
+/* Put the jumps of every probe on @oplist in place, in one batch. */
+void arch_optimize_kprobes(struct list_head *oplist)
+{
+	struct optimized_kprobe *op, *next;
+	u8 insn[JMP32_INSN_SIZE];
+
+	list_for_each_entry_safe(op, next, oplist, list) {
+		kpx_jump_bytes(op, insn);
+		text_poke_queue(op->kp.addr, insn, JMP32_INSN_SIZE, NULL);
+		perf_event_text_poke(op->kp.addr, op->optinsn.orig,
+				     JMP32_INSN_SIZE, insn, JMP32_INSN_SIZE);
+		list_del_init(&op->list);
+	}
+	text_poke_finish();
+}
+
+/* The int3 and the original bytes after it, in place of the jump. */
+static void kpx_unjump_bytes(struct optimized_kprobe *op, u8 *insn)
+{
+	memcpy(insn, op->optinsn.orig, JMP32_INSN_SIZE);
+	insn[0] = INT3_INSN_OPCODE;
+}
+
+void arch_unoptimize_kprobe(struct optimized_kprobe *op)
+{
+	u8 jump[JMP32_INSN_SIZE], insn[JMP32_INSN_SIZE];
+
+	kpx_jump_bytes(op, jump);
+	kpx_unjump_bytes(op, insn);
+	text_poke_bp(op->kp.addr, insn, JMP32_INSN_SIZE, NULL);
+	perf_event_text_poke(op->kp.addr, jump, JMP32_INSN_SIZE, insn,
+			     JMP32_INSN_SIZE);
+}
+
+void arch_unoptimize_kprobes(struct list_head *oplist,
+			     struct list_head *done_list)
+{
+	u8 jump[JMP32_INSN_SIZE], insn[JMP32_INSN_SIZE];
+	struct optimized_kprobe *op, *next;
+
+	list_for_each_entry_safe(op, next, oplist, list) {
+		kpx_jump_bytes(op, jump);
+		kpx_unjump_bytes(op, insn);
+		text_poke_queue(op->kp.addr, insn, JMP32_INSN_SIZE, NULL);
+		perf_event_text_poke(op->kp.addr, jump, JMP32_INSN_SIZE, insn,
+				     JMP32_INSN_SIZE);
+		list_move(&op->list, done_list);
+	}
+	text_poke_finish();
+}

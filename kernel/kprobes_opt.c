@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Kernel probes: jump optimization.
+ *
+ * An architecture with HAVE_OPTPROBES can replace a probe's breakpoint by
+ * a jump to a detour buffer made for that probe: the buffer saves the
+ * registers, runs the handlers and then a copy of the instructions the
+ * jump covers (the "region"), and jumps back.  A hit then costs no trap.
+ *
+ * Only an aggregate can be optimized (struct kprobe_aggr carries the
+ * struct optimized_kprobe), so a probe that may be gets one at once, even
+ * alone.  Its state (enum kprobe_opt_state) moves only under kprobe_mutex:
+ *
+ *   NONE     no buffer; never leaves this state
+ *   IDLE     buffer ready; the jump is not wanted now
+ *   QUEUED   wanted, on kprobe_opt_queue
+ *   WAITING  on kprobe_opt_waiting while the optimizer waits, holding no
+ *            lock, until no task can be inside the region
+ *   ACTIVE   the jump is in place
+ *
+ * kprobe_opt_update() compares what is wanted with the state and moves
+ * it: forward only as far as QUEUED (the worker does the rest), back to
+ * IDLE at once, taking the jump out synchronously.  Whatever changes the
+ * answer calls it: arming, disarming, a post_handler arriving or leaving,
+ * a probe landing in or leaving someone's region, and the sysctl.
+ *
+ * Why one tasks-RCU grace period is enough before the jump goes in: once
+ * a probe is QUEUED, its breakpoint no longer lets a CPU into the middle
+ * of the region (the architecture runs the buffer's copy of the whole
+ * region instead), and the region admits no jump into it and no call out
+ * of it.  So only a task that was already inside when the probe was
+ * queued can be there, and it leaves before any voluntary switch.
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/jump_label.h>
+#include <linux/kprobes.h>
+#include <linux/list.h>
+#include <linux/rcupdate_wait.h>
+#include <linux/sysctl.h>
+#include <linux/workqueue.h>
+#include <kunit/visibility.h>
+
+#include "kprobes_internal.h"
+
+/* Batch requests that arrive together, as a batch registration does. */
+#define KPROBE_OPT_DELAY	msecs_to_jiffies(20)
+
+/*
+ * How far before an address a region containing it can start: no
+ * architecture replaces more than this many bytes.
+ */
+#define KPROBE_OPT_REACH	32
+
+static LIST_HEAD(kprobe_opt_queue);
+static LIST_HEAD(kprobe_opt_waiting);
+static bool kprobe_opt_enabled = true;
+
+static void kprobe_opt_run(struct work_struct *work);
+static DECLARE_DELAYED_WORK(kprobe_opt_work, kprobe_opt_run);
+
+static struct optimized_kprobe *kprobe_opt_of(struct kprobe *entry)
+{
+	struct optimized_kprobe *op;
+
+	if (!kprobe_is_aggr(entry))
+		return NULL;
+	op = &container_of(entry, struct kprobe_aggr, kp)->op;
+	return op->state == KPROBE_OPT_NONE ? NULL : op;
+}
+
+/* Is debug.kprobes-optimization on? */
+bool kprobe_opt_is_on(void)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	return kprobe_opt_enabled;
+}
+
+/* An aggregate made without a detour (optimization was off, or failed). */
+bool kprobe_opt_unprepared(struct kprobe_aggr *aggr)
+{
+	return aggr->op.state == KPROBE_OPT_NONE;
+}
+
+/**
+ * opt_pre_handler() - run the handlers of an optimized probe
+ * @p: the table entry the detour buffer belongs to
+ * @regs: registers as the architecture saved them
+ *
+ * For architectures whose detour calls back into the core.  The caller
+ * has set current_kprobe and disabled preemption.
+ */
+void opt_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	if (p->pre_handler)
+		p->pre_handler(p, regs);
+}
+NOKPROBE_SYMBOL(opt_pre_handler);
+
+/*
+ * Should @op's jump be in place?  Every condition here is re-evaluated
+ * by kprobe_opt_update() when it may have changed.
+ */
+static bool kprobe_opt_wanted(struct optimized_kprobe *op)
+{
+	struct kprobe *entry = &op->kp;
+
+	return kprobe_opt_enabled && !kprobes_all_disarmed &&
+	       !kprobe_disabled(entry) && !entry->post_handler &&
+	       !arch_check_optimized_kprobe(op);
+}
+
+static void kprobe_opt_set_state(struct optimized_kprobe *op,
+				 enum kprobe_opt_state state)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (state == KPROBE_OPT_ACTIVE)
+		op->kp.flags |= KPROBE_FLAG_OPTIMIZED;
+	else
+		op->kp.flags &= ~KPROBE_FLAG_OPTIMIZED;
+	/* The breakpoint path reads it to choose the region copy. */
+	WRITE_ONCE(op->state, state);
+}
+
+/* Back to IDLE; the caller holds the text lock if @op may be ACTIVE. */
+static void kprobe_opt_idle(struct optimized_kprobe *op)
+{
+	switch (op->state) {
+	case KPROBE_OPT_QUEUED:
+	case KPROBE_OPT_WAITING:
+		list_del_init(&op->list);
+		break;
+	case KPROBE_OPT_ACTIVE:
+		lockdep_assert_held(&text_mutex);
+		arch_unoptimize_kprobe(op);
+		break;
+	default:
+		return;
+	}
+	kprobe_opt_set_state(op, KPROBE_OPT_IDLE);
+}
+
+/**
+ * kprobe_opt_stop() - take the jump out before the breakpoint goes
+ * @entry: a table entry
+ *
+ * Called with kprobe_mutex and, if @entry may be optimized, the text lock.
+ */
+void kprobe_opt_stop(struct kprobe *entry)
+{
+	struct optimized_kprobe *op = kprobe_opt_of(entry);
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (op)
+		kprobe_opt_idle(op);
+}
+
+/**
+ * kprobe_opt_off() - take the jump out, wherever the optimizer is with it
+ * @entry: a table entry
+ *
+ * Called with kprobe_mutex held and the text lock not held.
+ */
+void kprobe_opt_off(struct kprobe *entry)
+{
+	struct optimized_kprobe *op = kprobe_opt_of(entry);
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!op)
+		return;
+	if (op->state == KPROBE_OPT_ACTIVE) {
+		guard(kprobe_text)();
+		kprobe_opt_idle(op);
+	} else {
+		kprobe_opt_idle(op);
+	}
+}
+
+/**
+ * arch_optimized_kprobe_needs_wait() - may a task be inside @op's region?
+ * @op: a prepared probe
+ *
+ * When the jump replaces a single instruction, no task can be in the
+ * middle of what it replaces, and the jump may go in at once.
+ *
+ * Return: true (the default) when the optimizer must wait for a grace
+ * period first.
+ */
+bool __weak arch_optimized_kprobe_needs_wait(struct optimized_kprobe *op)
+{
+	return true;
+}
+
+/* IDLE to ACTIVE without the optimizer: see the hook above. */
+static void kprobe_opt_now(struct optimized_kprobe *op)
+{
+	LIST_HEAD(one);
+
+	kprobe_opt_set_state(op, KPROBE_OPT_ACTIVE);
+	list_add(&op->list, &one);
+	scoped_guard(kprobe_text)
+		arch_optimize_kprobes(&one);
+	if (!list_empty(&one)) {
+		list_del_init(&op->list);
+		kprobe_opt_set_state(op, KPROBE_OPT_IDLE);
+	}
+}
+
+/**
+ * kprobe_opt_update() - move @entry's optimizer state to what is wanted
+ * @entry: a table entry; nothing happens unless it can be optimized
+ *
+ * Called with kprobe_mutex held and the text lock not held.
+ */
+void kprobe_opt_update(struct kprobe *entry)
+{
+	struct optimized_kprobe *op = kprobe_opt_of(entry);
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!op)
+		return;
+
+	if (!kprobe_opt_wanted(op)) {
+		kprobe_opt_off(entry);
+		return;
+	}
+	if (op->state != KPROBE_OPT_IDLE)
+		return;
+	if (!arch_optimized_kprobe_needs_wait(op)) {
+		kprobe_opt_now(op);
+		return;
+	}
+	kprobe_opt_set_state(op, KPROBE_OPT_QUEUED);
+	list_add_tail(&op->list, &kprobe_opt_queue);
+	mod_delayed_work(system_wq, &kprobe_opt_work, KPROBE_OPT_DELAY);
+}
+
+/**
+ * kprobe_opt_neighbours() - reconsider the regions that may cover @addr
+ * @addr: where a table entry has just arrived or left
+ *
+ * An entry arriving inside a region takes the jump out first, so that
+ * its breakpoint is never written over the jump; one leaving lets the
+ * region's owner be optimized again.
+ */
+void kprobe_opt_neighbours(kprobe_opcode_t *addr)
+{
+	struct kprobe *entry;
+	int back;
+
+	lockdep_assert_held(&kprobe_mutex);
+	for (back = 1; back < KPROBE_OPT_REACH; back++) {
+		entry = get_kprobe((u8 *)addr - back);
+		if (entry)
+			kprobe_opt_update(entry);
+	}
+}
+
+/**
+ * kprobe_opt_prepare() - give a new aggregate its detour buffer
+ * @aggr: the aggregate, filled in but not in the table yet
+ * @orig: the probe it is going to hold
+ *
+ * Return: true when the architecture could prepare a detour; @aggr then
+ * starts IDLE and must go through kprobe_opt_release() before it is freed.
+ */
+bool kprobe_opt_prepare(struct kprobe_aggr *aggr, struct kprobe *orig)
+{
+	struct optimized_kprobe *op = &aggr->op;
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	INIT_LIST_HEAD(&op->list);
+	op->state = KPROBE_OPT_NONE;
+
+	/* The architecture takes jump_label_lock and text_mutex itself. */
+	scoped_guard(cpus_read_lock)
+		ret = arch_prepare_optimized_kprobe(op, orig);
+	if (ret || !arch_prepared_optinsn(&op->optinsn)) {
+		pr_debug("%pS: not optimizable (%d)\n", orig->addr, ret);
+		arch_remove_optimized_kprobe(op);
+		return false;
+	}
+	op->state = KPROBE_OPT_IDLE;
+	return true;
+}
+
+/**
+ * kprobe_opt_release() - free the detour buffer of an entry going away
+ * @entry: an entry out of the table, after a grace period
+ */
+void kprobe_opt_release(struct kprobe *entry)
+{
+	struct optimized_kprobe *op = kprobe_opt_of(entry);
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!op)
+		return;
+	if (WARN_ON(op->state != KPROBE_OPT_IDLE))
+		kprobe_opt_stop(entry);
+	arch_remove_optimized_kprobe(op);
+	op->state = KPROBE_OPT_NONE;
+}
+
+/*
+ * The optimizer: everything QUEUED becomes WAITING, one tasks-RCU grace
+ * period passes with no lock held, and everything still WAITING then
+ * gets its jump in one batch of text pokes.  Whatever left WAITING during
+ * the wait (disabled, unregistered, blocked) is simply not there.
+ */
+static void kprobe_opt_run(struct work_struct *work)
+{
+	struct optimized_kprobe *op, *next;
+
+	scoped_guard(mutex, &kprobe_mutex) {
+		list_for_each_entry(op, &kprobe_opt_queue, list)
+			kprobe_opt_set_state(op, KPROBE_OPT_WAITING);
+		list_splice_tail_init(&kprobe_opt_queue, &kprobe_opt_waiting);
+		if (list_empty(&kprobe_opt_waiting))
+			return;
+	}
+
+	/*
+	 * A task preempted inside a region has not switched voluntarily; an
+	 * interrupt or a non-preemptible kernel holds the grace period too.
+	 */
+	synchronize_rcu_tasks();
+
+	guard(mutex)(&kprobe_mutex);
+	if (list_empty(&kprobe_opt_waiting))
+		return;
+	list_for_each_entry(op, &kprobe_opt_waiting, list)
+		kprobe_opt_set_state(op, KPROBE_OPT_ACTIVE);
+	scoped_guard(kprobe_text)
+		arch_optimize_kprobes(&kprobe_opt_waiting);
+	/* The architecture unlinks what it optimized; anything left failed. */
+	list_for_each_entry_safe(op, next, &kprobe_opt_waiting, list) {
+		list_del_init(&op->list);
+		kprobe_opt_set_state(op, KPROBE_OPT_IDLE);
+	}
+	if (!list_empty(&kprobe_opt_queue))
+		mod_delayed_work(system_wq, &kprobe_opt_work, KPROBE_OPT_DELAY);
+}
+
+/**
+ * wait_for_kprobe_optimizer() - wait until no optimization is pending
+ *
+ * Every probe that was QUEUED or WAITING when this was called is ACTIVE,
+ * or has gone back to IDLE, when it returns.  Must not be called with
+ * kprobe_mutex held.
+ */
+void wait_for_kprobe_optimizer(void)
+{
+	for (;;) {
+		scoped_guard(mutex, &kprobe_mutex) {
+			if (list_empty(&kprobe_opt_queue) &&
+			    list_empty(&kprobe_opt_waiting))
+				return;
+		}
+		flush_delayed_work(&kprobe_opt_work);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(wait_for_kprobe_optimizer);
+
+/**
+ * kprobe_opt_set_enabled() - what debug.kprobes-optimization switches
+ * @on: optimize every eligible probe, or none
+ *
+ * Switching off takes every jump out in one batch before it returns;
+ * switching on queues every eligible probe for the optimizer.
+ */
+void kprobe_opt_set_enabled(bool on)
+{
+	struct optimized_kprobe *op, *next;
+	struct hlist_node *tmp;
+	struct hlist_head *head;
+	struct kprobe *entry;
+	LIST_HEAD(active);
+	LIST_HEAD(done);
+	unsigned int i;
+
+	guard(mutex)(&kprobe_mutex);
+	if (kprobe_opt_enabled == on)
+		return;
+	kprobe_opt_enabled = on;
+	pr_info("jump optimization %s\n", on ? "on" : "off");
+
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		head = kprobe_list_bucket(i);
+		/* Wrapping a lone probe replaces its node: the safe walk. */
+		hlist_for_each_entry_safe(entry, tmp, head, hlist) {
+			if (on)
+				kprobe_make_optimizable(entry);
+			op = kprobe_opt_of(entry);
+			if (!op)
+				continue;
+			if (on || op->state != KPROBE_OPT_ACTIVE)
+				kprobe_opt_update(entry);
+			else
+				list_add_tail(&op->list, &active);
+		}
+	}
+	if (list_empty(&active))
+		return;
+	/* ACTIVE until the jumps are out: a hit meanwhile needs the region copy. */
+	scoped_guard(kprobe_text)
+		arch_unoptimize_kprobes(&active, &done);
+	list_splice_tail_init(&active, &done);
+	list_for_each_entry_safe(op, next, &done, list) {
+		list_del_init(&op->list);
+		kprobe_opt_set_state(op, KPROBE_OPT_IDLE);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_opt_set_enabled);
+
+/**
+ * kprobe_opt_state_of() - the optimizer state behind a registered probe
+ * @p: a probe, alone or in an aggregate
+ *
+ * Return: the state of the table entry @p belongs to, KPROBE_OPT_NONE
+ * when it cannot be optimized or is not in the table.
+ */
+enum kprobe_opt_state kprobe_opt_state_of(struct kprobe *p)
+{
+	struct optimized_kprobe *op;
+	struct kprobe *entry;
+
+	guard(mutex)(&kprobe_mutex);
+	entry = get_kprobe(p->addr);
+	op = entry ? kprobe_opt_of(entry) : NULL;
+	return op ? op->state : KPROBE_OPT_NONE;
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_opt_state_of);
+
+static int kprobe_opt_sysctl(const struct ctl_table *table, int write,
+			     void *buffer, size_t *length, loff_t *ppos)
+{
+	int value = READ_ONCE(kprobe_opt_enabled);
+	struct ctl_table t = *table;
+	int ret;
+
+	t.data = &value;
+	ret = proc_dointvec_minmax(&t, write, buffer, length, ppos);
+	if (ret || !write)
+		return ret;
+	kprobe_opt_set_enabled(value);
+	return 0;
+}
+
+static struct ctl_table kprobe_opt_sysctls[] = {
+	{
+		.procname	= "kprobes-optimization",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= kprobe_opt_sysctl,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+};
+
+void __init kprobe_opt_init(void)
+{
+	kprobe_optinsn_slots.insn_size = MAX_OPTINSN_SIZE;
+	register_sysctl_init("debug", kprobe_opt_sysctls);
+}
