@@ -3248,10 +3248,11 @@ static bool task_stopped_in(struct task_struct *t, const u8 *start,
 	return false;
 }
 
-/* Takes two pages' worth of slots: is @busy among them? */
-static bool slot_handed_out(const u8 *busy)
+/* Takes two pages' worth of slots of @c: is the one holding @busy among them? */
+static bool slot_handed_out(struct kprobe_insn_cache *c, const u8 *busy)
 {
-	unsigned int i, n = 2 * PAGE_SIZE / MAX_INSN_SIZE;
+	size_t bytes = c->insn_size * sizeof(kprobe_opcode_t);
+	unsigned int i, n = 2 * PAGE_SIZE / bytes;
 	kprobe_opcode_t **taken;
 	bool found = false;
 
@@ -3259,29 +3260,77 @@ static bool slot_handed_out(const u8 *busy)
 	if (!taken)
 		return false;
 	for (i = 0; i < n; i++) {
-		taken[i] = __get_insn_slot(&kprobe_insn_slots);
+		taken[i] = __get_insn_slot(c);
 		if (!taken[i])
 			break;
-		if ((const u8 *)taken[i] == busy)
+		if (busy >= (const u8 *)taken[i] &&
+		    busy < (const u8 *)taken[i] + bytes)
 			found = true;
 	}
 	while (i--)
-		__free_insn_slot(&kprobe_insn_slots, taken[i], 0);
+		__free_insn_slot(c, taken[i], 0);
 	kfree(taken);
 	return found;
 }
+
+struct preempted_case {
+	const char *desc;
+	bool optimize;
+};
+
+static const struct preempted_case preempted_cases[] = {
+	{ "boost slot (optimization off)", false },
+#ifdef CONFIG_OPTPROBES
+	{ "detour buffer (optimization on)", true },
+#endif
+};
+
+KUNIT_ARRAY_PARAM_DESC(preempted, preempted_cases, desc);
+
+/*
+ * Where a hit of @kp goes on without a second trap: its boost slot, or
+ * with optimization on, the region copy in the table entry's detour.
+ */
+static const u8 *boost_target(struct kprobe *kp, bool optimize,
+			      struct kprobe_insn_cache **cache)
+{
+#ifdef CONFIG_OPTPROBES
+	struct kprobe *entry;
+
+	if (optimize) {
+		*cache = &kprobe_optinsn_slots;
+		guard(rcu)();
+		entry = get_kprobe(kp->addr);
+		return entry ? entry->ainsn.region_copy : NULL;
+	}
+#endif
+	*cache = &kprobe_insn_slots;
+	return kp->ainsn.boost_slot;
+}
+
+static void optimization_action(void *on)
+{
+#ifdef CONFIG_OPTPROBES
+	kprobe_opt_set_enabled(on);
+#endif
+}
+#else
+KUNIT_ARRAY_PARAM_DESC(preempted, boost_cases, desc);
 #endif
 
 /*
- * A task preempted inside a boost slot whose probe is unregistered under
- * it: the slot is not handed out again while the task can come back to
- * it, and the task finishes the instruction correctly when it does.  The
- * hog keeps the task off its CPU while the probe goes.
+ * A task preempted inside a boost slot, or inside the copy of an
+ * optimized region in a detour buffer, whose probe is unregistered under
+ * it: the slot or buffer is not handed out again while the task can come
+ * back to it, and the task finishes the instruction correctly when it
+ * does.  The hog keeps the task off its CPU while the probe goes.
  */
 static void x86_boost_preempted_in_slot(struct kunit *test)
 {
 #ifdef CONFIG_X86_64
+	const struct preempted_case *pc = test->param_value;
 	unsigned int here, cpu, attempt, caught = 0, reused = 0;
+	struct kprobe_insn_cache *cache;
 	unsigned long pause;
 	struct task_struct *runner;
 	struct boost_runner *r;
@@ -3308,6 +3357,9 @@ static void x86_boost_preempted_in_slot(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vfree_action, r->dst), 0);
 	memset(r->src, 0xa5, BOOST_COPY_BYTES);
 	init_completion(&r->done);
+	optimization_action((void *)(uintptr_t)pc->optimize);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, optimization_action,
+							(void *)true), 0);
 
 	tp = probe_at(test, 'A', NULL, (void *)kpt_at_repmovs);
 	tp->kp.post_handler = NULL;
@@ -3341,7 +3393,7 @@ static void x86_boost_preempted_in_slot(struct kunit *test)
 			if (ret)
 				break;
 		}
-		slot = tp->kp.ainsn.boost_slot;
+		slot = boost_target(&tp->kp, pc->optimize, &cache);
 		if (!slot) {
 			ret = -ENOENT;
 			break;
@@ -3358,7 +3410,7 @@ static void x86_boost_preempted_in_slot(struct kunit *test)
 
 			unreg_kprobe(test, &tp->kp);
 			registered = false;
-			handed = slot_handed_out(slot);
+			handed = slot_handed_out(cache, slot);
 			/* it counts only if the runner was in it all along */
 			if (READ_ONCE(h->spin) &&
 			    task_stopped_in(runner, slot, tp->kp.ainsn.len)) {
@@ -3377,8 +3429,9 @@ static void x86_boost_preempted_in_slot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, reused, 0u);
 	KUNIT_EXPECT_FALSE(test, r->corrupt);
 	KUNIT_EXPECT_GT(test, atomic_read(&r->copies), 0);
-	kunit_info(test, "preempted in the boost slot %u times in %u tries, %d copies\n",
-		   caught, attempt, atomic_read(&r->copies));
+	kunit_info(test, "preempted in the %s %u times in %u tries, %d copies\n",
+		   pc->optimize ? "detour" : "boost slot", caught, attempt,
+		   atomic_read(&r->copies));
 #else
 	kunit_skip(test, "boosting is x86's");
 #endif
@@ -3389,7 +3442,8 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(x86_fault_in_probed_insn),
 	KUNIT_CASE_PARAM(x86_boost_by_class, boost_gen_params),
 	KUNIT_CASE(x86_boost_post_handler_joins),
-	KUNIT_CASE_SLOW(x86_boost_preempted_in_slot),
+	KUNIT_CASE_PARAM_ATTR(x86_boost_preempted_in_slot, preempted_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(reject_jump_label_site),
 	KUNIT_CASE(reject_static_call_site),
 	KUNIT_CASE(reject_foreign_int3),

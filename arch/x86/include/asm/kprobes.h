@@ -51,11 +51,30 @@ struct arch_specific_insn {
 	kprobe_opcode_t *slot;
 	/* the copy followed by a jump back, if it may run without a trap */
 	kprobe_opcode_t *boost_slot;
+	/*
+	 * In an optimizable aggregate: the detour buffer's copy of the whole
+	 * replaced region, followed by a jump back (see opt.c).
+	 */
+	kprobe_opcode_t *region_copy;
 	u8 len;			/* length of the probed instruction */
 	u8 action;		/* enum kprobe_x86_action, see kprobes/common.h */
 	u8 cond;		/* jcc condition code or loop kind */
 	u8 width;		/* LOOP family: bytes of rCX it counts with */
 	s32 rel;		/* branch displacement or bytes RET releases */
+};
+
+/*
+ * Jump optimization: the probed instruction and those after it, up to
+ * the first boundary at least JMP32_INSN_SIZE bytes on (the "region"),
+ * are replaced by a jump to a detour buffer of MAX_OPTINSN_SIZE bytes.
+ */
+#define MAX_OPTIMIZED_LENGTH	(MAX_INSN_SIZE + JMP32_INSN_SIZE - 1)
+#define MAX_OPTINSN_SIZE	256
+
+struct arch_optimized_insn {
+	kprobe_opcode_t *buf;		/* the detour buffer */
+	u8 size;			/* bytes in the region */
+	u8 orig[JMP32_INSN_SIZE];	/* what the jump writes over */
 };
 
 /* State of an interrupted probe while a reentered one is handled. */

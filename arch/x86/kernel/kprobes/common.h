@@ -152,10 +152,14 @@ static nokprobe_inline unsigned long kprobe_x86_next_ip(const struct kprobe *p)
 }
 
 /* decode.c */
+int kprobe_x86_fetch(unsigned long addr, u8 *buf, struct insn *insn);
 int kprobe_x86_decode(struct kprobe *p, struct insn *insn, u8 *image);
+int kprobe_x86_move_insn(unsigned long from, struct insn *insn, u8 *image,
+			 unsigned long to);
 int kprobe_x86_relocate(struct kprobe *p, struct insn *insn, u8 *image,
 			kprobe_opcode_t *slot);
 bool kprobe_x86_boostable(struct kprobe *p);
+const char *kprobe_x86_copyable(unsigned long addr, struct insn *insn, u8 *buf);
 
 /* emulate.c */
 void kprobe_x86_emulate(struct kprobe *p, struct pt_regs *regs);

@@ -265,10 +265,49 @@ static bool kpx_slot_returned(struct kprobe *cur, kprobe_opcode_t *addr,
 }
 NOKPROBE_SYMBOL(kpx_slot_returned);
 
+/*
+ * Where a hit of @p may go on with no second trap, or NULL. Once the
+ * probe is queued for optimization, or optimized, that is the detour's
+ * copy of the whole replaced region (opt.c): no CPU may then come back
+ * into the middle of the region. Otherwise it is the boost slot.
+ */
+static nokprobe_inline kprobe_opcode_t *kpx_boost_target(struct kprobe *p)
+{
+	if (READ_ONCE(p->post_handler))
+		return NULL;
+#ifdef CONFIG_OPTPROBES
+	if (p->ainsn.region_copy &&
+	    READ_ONCE(container_of(p, struct optimized_kprobe, kp)->state) >=
+	    KPROBE_OPT_QUEUED)
+		return p->ainsn.region_copy;
+#endif
+	return p->ainsn.boost_slot;
+}
+
+/*
+ * Boost: with no post_handler to call after the instruction, run the copy
+ * that jumps back by itself, with the probed context's own flags. The
+ * probe is done with before the copy runs, so an interrupt, or preemption,
+ * in the copy is as harmless as in the original.
+ */
+static nokprobe_inline bool kpx_boost(struct kprobe *p, struct pt_regs *regs)
+{
+	kprobe_opcode_t *slot = kpx_boost_target(p);
+
+	if (!slot)
+		return false;
+
+	reset_current_kprobe();
+	regs->ip = (unsigned long)slot;
+	return true;
+}
+
 /* @p was hit while another probe (or kprobe_busy_begin()) is active. */
 static int kpx_reenter(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+
+	kprobe_opcode_t *boost;
 
 	switch (kcb->kprobe_status) {
 	case KPROBE_HIT_ACTIVE:
@@ -276,6 +315,11 @@ static int kpx_reenter(struct kprobe *p, struct pt_regs *regs)
 	case KPROBE_HIT_SSDONE:
 		/* a handler or a slot ran into @p: skip its handlers */
 		kprobes_inc_nmissed_count(p);
+		boost = kpx_boost_target(p);
+		if (boost) {
+			regs->ip = (unsigned long)boost;
+			return 1;
+		}
 		kpx_nest(p, kcb);
 		kpx_run_insn(p, regs, kcb);
 		return 1;
@@ -295,24 +339,6 @@ static int kpx_reenter(struct kprobe *p, struct pt_regs *regs)
 	}
 }
 NOKPROBE_SYMBOL(kpx_reenter);
-
-/*
- * Boost: with no post_handler to call after the instruction, run the copy
- * that jumps back by itself, with the probed context's own flags. The
- * probe is done with before the copy runs, so an interrupt, or preemption,
- * in the copy is as harmless as in the original.
- */
-static nokprobe_inline bool kpx_boost(struct kprobe *p, struct pt_regs *regs)
-{
-	kprobe_opcode_t *slot = p->ainsn.boost_slot;
-
-	if (!slot || READ_ONCE(p->post_handler))
-		return false;
-
-	reset_current_kprobe();
-	regs->ip = (unsigned long)slot;
-	return true;
-}
 
 static void kpx_hit(struct kprobe *p, struct pt_regs *regs)
 {

@@ -61,14 +61,42 @@ static u8 kpx_byte_under_int3(unsigned long addr, u8 byte)
 }
 
 /*
- * Decode the instruction at @addr as it reads without kprobes: the int3 of
- * an armed probe gives way to the byte it replaced, and an ftrace site
- * reads as the 5-byte nop it is while untraced. @buf gets the bytes.
+ * Bytes that an optimized probe's jump covers read as what it replaced.
+ * The jump starts at an instruction boundary, so only an instruction
+ * starting inside it can see it. Callers hold text_mutex, under which
+ * KPROBE_FLAG_OPTIMIZED and the jump come and go together.
  */
-static int kpx_fetch_insn(unsigned long addr, u8 *buf, struct insn *insn)
+static void kpx_recover_jump(unsigned long addr, u8 *buf, int len)
+{
+#ifdef CONFIG_OPTPROBES
+	struct optimized_kprobe *op;
+	struct kprobe *kp;
+	int back, i;
+
+	guard(rcu)();
+	for (back = 0; back < JMP32_INSN_SIZE; back++) {
+		kp = get_kprobe((void *)(addr - back));
+		if (!kp || !kprobe_optimized(kp))
+			continue;
+		op = container_of(kp, struct optimized_kprobe, kp);
+		for (i = back; i < JMP32_INSN_SIZE && i - back < len; i++)
+			buf[i - back] = op->optinsn.orig[i];
+		return;
+	}
+#endif
+}
+
+/*
+ * Decode the instruction at @addr as it reads without kprobes: the int3 of
+ * an armed probe, or the jump of an optimized one, gives way to the bytes
+ * it replaced, and an ftrace site reads as the 5-byte nop it is while
+ * untraced. @buf gets the bytes.
+ */
+int kprobe_x86_fetch(unsigned long addr, u8 *buf, struct insn *insn)
 {
 	int len = kpx_read_text(addr, buf);
 
+	kpx_recover_jump(addr, buf, len);
 	if (ftrace_location(addr) == addr) {
 		if (len < MCOUNT_INSN_SIZE)
 			return -EFAULT;
@@ -105,7 +133,7 @@ static int kpx_check_boundary(unsigned long addr)
 		return -EILSEQ;
 
 	for (pos = addr - offset; pos < addr; pos += insn.length) {
-		if (kpx_fetch_insn(pos, buf, &insn))
+		if (kprobe_x86_fetch(pos, buf, &insn))
 			return -EILSEQ;
 		/* kgdb keeps what its int3 replaced to itself */
 		if (buf[0] == INT3_INSN_OPCODE && kpx_kgdb_breakpoint(pos)) {
@@ -320,7 +348,7 @@ static bool kpx_in_cfi_check(unsigned long addr, unsigned int len)
 	for (i = 0; i < 3; i++, addr += insn.length) {
 		if (is_cfi_trap(addr))
 			return true;
-		if (kpx_fetch_insn(addr, buf, &insn))
+		if (kprobe_x86_fetch(addr, buf, &insn))
 			return false;
 	}
 	return false;
@@ -341,7 +369,7 @@ int kprobe_x86_decode(struct kprobe *p, struct insn *insn, u8 *image)
 	ret = kpx_check_boundary(addr);
 	if (ret)
 		return ret;
-	if (kpx_fetch_insn(addr, image, insn))
+	if (kprobe_x86_fetch(addr, image, insn))
 		return -EILSEQ;
 
 	why = kpx_classify(p, insn);
@@ -379,23 +407,32 @@ int kprobe_x86_decode(struct kprobe *p, struct insn *insn, u8 *image)
 }
 
 /*
- * Make a RIP-relative operand of the copy in @slot address what the
- * original does. Fails if the slot is out of its reach.
+ * Make a RIP-relative operand of the copy of @insn, from @from, in
+ * @image, to run at @to, address what the original does. Fails if @to
+ * is out of its reach.
  */
-int kprobe_x86_relocate(struct kprobe *p, struct insn *insn, u8 *image,
-			kprobe_opcode_t *slot)
+int kprobe_x86_move_insn(unsigned long from, struct insn *insn, u8 *image,
+			 unsigned long to)
 {
 	long target, disp;
 
 	if (!IS_ENABLED(CONFIG_X86_64) || !insn_rip_relative(insn))
 		return 0;
 
-	target = (long)p->addr + insn->length + insn->displacement.value;
-	disp = target - ((long)slot + insn->length);
+	target = (long)from + insn->length + insn->displacement.value;
+	disp = target - ((long)to + insn->length);
 	if (disp != (s32)disp)
 		return -EINVAL;
 	put_unaligned((s32)disp, (s32 *)(image + insn_offset_displacement(insn)));
 	return 0;
+}
+
+/* The same for a probe's instruction copied to @slot. */
+int kprobe_x86_relocate(struct kprobe *p, struct insn *insn, u8 *image,
+			kprobe_opcode_t *slot)
+{
+	return kprobe_x86_move_insn((unsigned long)p->addr, insn, image,
+				    (unsigned long)slot);
 }
 
 /*
@@ -411,6 +448,37 @@ bool kprobe_x86_boostable(struct kprobe *p)
 	return p->ainsn.action == KPX_STEP &&
 	       p->ainsn.len + JMP32_INSN_SIZE <= MAX_INSN_SIZE &&
 	       !search_exception_tables((unsigned long)p->addr);
+}
+
+/*
+ * May the instruction at @addr run from a copy anywhere else, with no trap
+ * before or after it, as every instruction an optimized probe's detour
+ * copies must? The same classes as boosting allow, and nothing another
+ * part of the kernel patches. @insn and @buf get the decoded instruction.
+ *
+ * Return: NULL if it may, else why not.
+ */
+const char *kprobe_x86_copyable(unsigned long addr, struct insn *insn, u8 *buf)
+{
+	struct kprobe tmp = { .addr = (kprobe_opcode_t *)addr };
+	const char *why;
+
+	if (kprobe_x86_fetch(addr, buf, insn))
+		return "not an instruction";
+	why = kpx_classify(&tmp, insn);
+	if (why)
+		return why;
+	if (tmp.ainsn.action != KPX_STEP)
+		return "a branch, or touches IF";
+	if (search_exception_tables(addr))
+		return "has an exception-table entry";
+	if (alternatives_text_reserved(tmp.addr, tmp.addr + insn->length - 1))
+		return "alternatives site";
+	if (kpx_is_endbr(insn, buf))
+		return "ENDBR";
+	if (kpx_in_cfi_check(addr, insn->length))
+		return "part of a CFI check";
+	return NULL;
 }
 
 /*

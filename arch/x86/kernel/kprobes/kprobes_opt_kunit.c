@@ -40,6 +40,7 @@ enum {
 	KPO_CALL,	/* a call inside the region */
 	KPO_COPY,	/* mov, rep movsb: a long stay inside the region */
 	KPO_REGS,	/* every register holds a known value */
+	KPO_LONG,	/* one 5-byte instruction: a region of its own */
 	KPO_NR
 };
 
@@ -57,6 +58,7 @@ u32 kpo_jl(u32 x);		/* x + 3, or x + 101 with the key on */
 u32 kpo_call(u32 x);		/* x + 3 */
 void kpo_copy(void *dst, const void *src, unsigned long n);
 void kpo_regs(unsigned long *out);
+u32 kpo_long(u32 x);		/* x + 0x1000 */
 
 /* kpo_regs() loads 0xa0 + n into register n (ax = 0, ..., r15 = 15, not sp) */
 #define KPO_REG(n)	(0xa0ul + (n))
@@ -215,6 +217,16 @@ asm(".pushsection .text, \"ax\"\n"
 	"ret\n"
 	".size kpo_regs, .-kpo_regs\n"
 
+	".globl kpo_long\n"
+	".type kpo_long, @function\n"
+	"kpo_long:\n\t"
+	"mov %edi, %eax\n"
+	".Lkpo_long:\n\t"
+	".byte 0x05\n\t"			/* add $imm32, %eax */
+	".long 0x1000\n\t"
+	"ret\n"
+	".size kpo_long, .-kpo_long\n"
+
 	".globl kpo_copy\n"
 	".type kpo_copy, @function\n"
 	"kpo_copy:\n"
@@ -241,7 +253,8 @@ asm(".pushsection .text, \"ax\"\n"
 	".long .Lkpo_jl - kpo_jl\n\t"
 	".long .Lkpo_call - kpo_call\n\t"
 	".long .Lkpo_copy - kpo_copy\n\t"
-	".long .Lkpo_regs - kpo_regs\n"
+	".long .Lkpo_regs - kpo_regs\n\t"
+	".long .Lkpo_long - kpo_long\n"
 	".popsection\n");
 
 static void *const kpo_funcs[KPO_NR] = {
@@ -251,7 +264,7 @@ static void *const kpo_funcs[KPO_NR] = {
 	[KPO_INDIRECT] = kpo_indirect,	[KPO_EXTABLE] = kpo_extable,
 	[KPO_FIXUP] = kpo_fixup,	[KPO_JL] = kpo_jl,
 	[KPO_CALL] = kpo_call,		[KPO_COPY] = kpo_copy,
-	[KPO_REGS] = kpo_regs,
+	[KPO_REGS] = kpo_regs,		[KPO_LONG] = kpo_long,
 };
 
 static u8 *kpo_at(int point)
@@ -265,6 +278,7 @@ struct kpo_probe {
 	int hits;
 	int posts;
 	struct pt_regs regs;
+	unsigned long stack_top;	/* the word at regs->sp, at the hit */
 	unsigned long move_to;	/* if set, the pre_handler moves ip there */
 	bool edit_regs;		/* if set, the pre_handler changes cx and r9 */
 };
@@ -275,6 +289,7 @@ static int kpo_pre(struct kprobe *kp, struct pt_regs *regs)
 
 	p->hits++;
 	p->regs = *regs;
+	p->stack_top = *(unsigned long *)regs->sp;
 	if (p->edit_regs) {
 		regs->cx = 0x77;
 		regs->r9 = 0x99;
@@ -371,8 +386,9 @@ static void kpo_regs_hit(struct kunit *test, bool optimized,
 	kpo_probe_init(p, KPO_REGS, false);
 	p->edit_regs = true;
 	KUNIT_ASSERT_EQ(test, register_kprobe(&p->kp), 0);
+	/* registered with optimization off: not even a detour */
 	kpo_expect_state(test, &p->kp,
-			 optimized ? KPROBE_OPT_ACTIVE : KPROBE_OPT_IDLE);
+			 optimized ? KPROBE_OPT_ACTIVE : KPROBE_OPT_NONE);
 	kpo_regs(out);
 	unregister_kprobe(&p->kp);
 	kprobe_opt_set_enabled(true);
@@ -414,10 +430,32 @@ static void opt_regs_like_trap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p.regs.flags & X86_EFLAGS_IF,
 			trap.regs.flags & X86_EFLAGS_IF);
 	/* pt_regs::sp points at the saved out pointer, in both */
-	KUNIT_EXPECT_EQ(test, *(unsigned long *)p.regs.sp,
-			(unsigned long)out);
-	KUNIT_EXPECT_EQ(test, *(unsigned long *)trap.regs.sp,
-			(unsigned long)trap_out);
+	KUNIT_EXPECT_EQ(test, p.stack_top, (unsigned long)out);
+	KUNIT_EXPECT_EQ(test, trap.stack_top, (unsigned long)trap_out);
+}
+
+/*
+ * A jump over one whole instruction needs no grace period: it is in place
+ * when register_kprobe() returns. Two instructions wait for the optimizer.
+ */
+static void opt_one_insn_at_once(struct kunit *test)
+{
+	struct kpo_probe p, q;
+
+	kpo_probe_init(&p, KPO_LONG, false);
+	kpo_probe_init(&q, KPO_PLAIN, false);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&p.kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&q.kp), 0);
+	KUNIT_EXPECT_EQ(test, kprobe_opt_state_of(&p.kp), KPROBE_OPT_ACTIVE);
+	KUNIT_EXPECT_EQ(test, *(u8 *)p.kp.addr, JMP32_INSN_OPCODE);
+	KUNIT_EXPECT_EQ(test, kprobe_opt_state_of(&q.kp), KPROBE_OPT_QUEUED);
+	KUNIT_EXPECT_EQ(test, kpo_long(1), 0x1001u);
+	KUNIT_EXPECT_EQ(test, p.hits, 1);
+	kpo_expect_state(test, &q.kp, KPROBE_OPT_ACTIVE);
+	unregister_kprobe(&p.kp);
+	unregister_kprobe(&q.kp);
+	KUNIT_EXPECT_EQ(test, kpo_long(1), 0x1001u);
+	KUNIT_EXPECT_EQ(test, p.hits, 1);
 }
 
 /* A pre_handler that moves ip is followed from the detour too. */
@@ -490,7 +528,8 @@ static void opt_disable_enable(struct kunit *test)
  * A probe landing inside an optimized region unoptimizes it before its
  * own breakpoint goes in; when it leaves, the first is optimized again.
  * In the other order the first is never optimized while the second is
- * there.
+ * there. The second probe's own region (the second and third add) holds
+ * no probe: it is optimized all along.
  */
 static void opt_probe_in_region(struct kunit *test)
 {
@@ -504,7 +543,7 @@ static void opt_probe_in_region(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, register_kprobe(&b.kp), 0);
 	KUNIT_EXPECT_EQ(test, kprobe_opt_state_of(&a.kp), KPROBE_OPT_IDLE);
 	kpo_expect_state(test, &a.kp, KPROBE_OPT_IDLE);
-	KUNIT_EXPECT_EQ(test, *(u8 *)b.kp.addr, INT3_INSN_OPCODE);
+	kpo_expect_state(test, &b.kp, KPROBE_OPT_ACTIVE);
 	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
 	KUNIT_EXPECT_EQ(test, a.hits, 1);
 	KUNIT_EXPECT_EQ(test, b.hits, 1);
@@ -518,6 +557,7 @@ static void opt_probe_in_region(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, register_kprobe(&b.kp), 0);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
 	kpo_expect_state(test, &a.kp, KPROBE_OPT_IDLE);
+	kpo_expect_state(test, &b.kp, KPROBE_OPT_ACTIVE);
 	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
 	KUNIT_EXPECT_EQ(test, a.hits, 1);
 	KUNIT_EXPECT_EQ(test, b.hits, 1);
@@ -563,6 +603,8 @@ static void opt_region_refused(struct kunit *test)
 	const struct kpo_refusal *c = test->param_value;
 	struct kpo_probe p;
 
+	if (c->point == KPO_JL && !IS_ENABLED(CONFIG_JUMP_LABEL))
+		kunit_skip(test, "CONFIG_JUMP_LABEL is off: no jump label sites");
 	KUNIT_ASSERT_EQ(test, c->call(), c->want);
 	kpo_probe_init(&p, c->point, false);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&p.kp), 0);
@@ -575,6 +617,8 @@ static void opt_region_refused(struct kunit *test)
 /* The jump label site really is one: flipping the key takes its branch. */
 static void opt_jump_label_site_works(struct kunit *test)
 {
+	if (!IS_ENABLED(CONFIG_JUMP_LABEL))
+		kunit_skip(test, "CONFIG_JUMP_LABEL is off: no jump label sites");
 	KUNIT_EXPECT_EQ(test, kpo_jl(1), 4u);
 	static_branch_enable(&kpo_jl_key);
 	KUNIT_EXPECT_EQ(test, kpo_jl(1), 102u);
@@ -599,7 +643,7 @@ static void opt_sysctl_switch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kprobe_opt_state_of(&a.kp), KPROBE_OPT_IDLE);
 	KUNIT_EXPECT_EQ(test, *(u8 *)a.kp.addr, INT3_INSN_OPCODE);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&b.kp), 0);
-	kpo_expect_state(test, &b.kp, KPROBE_OPT_IDLE);
+	kpo_expect_state(test, &b.kp, KPROBE_OPT_NONE);
 	KUNIT_EXPECT_EQ(test, kpo_plain(1) + kpo_other(1), 16u);
 	KUNIT_EXPECT_EQ(test, a.hits + b.hits, 2);
 
@@ -703,6 +747,7 @@ static void opt_waits_for_running_task(struct kunit *test)
 static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(opt_optimized_fires),
 	KUNIT_CASE(opt_regs_like_trap),
+	KUNIT_CASE(opt_one_insn_at_once),
 	KUNIT_CASE(opt_handler_moves_ip),
 	KUNIT_CASE(opt_post_handler_unoptimizes),
 	KUNIT_CASE(opt_disable_enable),

@@ -37,6 +37,7 @@
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/memory.h>
 #include <linux/perf_event.h>
 #include <linux/static_call.h>
 #include <linux/string.h>
@@ -91,8 +92,10 @@ struct kpx_emit {
 };
 
 /* Register numbers as the instruction set encodes them. */
-enum { KPX_AX, KPX_CX, KPX_DX, KPX_BX, KPX_SP, KPX_BP, KPX_SI, KPX_DI,
-       KPX_R8, KPX_R9, KPX_R10, KPX_R11, KPX_R12, KPX_R13, KPX_R14, KPX_R15 };
+enum {
+	KPX_AX, KPX_CX, KPX_DX, KPX_BX, KPX_SP, KPX_BP, KPX_SI, KPX_DI,
+	KPX_R8, KPX_R9, KPX_R10, KPX_R11, KPX_R12, KPX_R13, KPX_R14, KPX_R15
+};
 
 /*
  * Pushed in this order right below pt_regs::orig_ax, they leave the
@@ -185,6 +188,17 @@ static void kpx_emit_restore(struct kpx_emit *e)
 	kpx_emit(e, 0x9d);
 }
 
+/* A return, through the return thunk where the kernel uses one. */
+static bool kpx_emit_return(struct kpx_emit *e)
+{
+#ifdef CONFIG_MITIGATION_RETHUNK
+	if (cpu_feature_enabled(X86_FEATURE_RETHUNK))
+		return kpx_emit_rel32(e, JMP32_INSN_OPCODE, x86_return_thunk);
+#endif
+	kpx_emit(e, RET_INSN_OPCODE);
+	return true;
+}
+
 /*
  * Build the whole buffer for @op in @img; @region is the relocated copy
  * of the region, @size bytes. Returns the offset of the region copy, or
@@ -236,13 +250,8 @@ static int kpx_emit_detour(struct optimized_kprobe *op, u8 *img,
 	kpx_emit_rax_word(&e, KPX_REGS_WORD(ss), false);
 	kpx_emit_restore(&e);
 	kpx_emit_sp_add(&e, 8);
-#ifdef CONFIG_MITIGATION_RETHUNK
-	if (cpu_feature_enabled(X86_FEATURE_RETHUNK)) {
-		if (!kpx_emit_rel32(&e, JMP32_INSN_OPCODE, x86_return_thunk))
-			return -ERANGE;
-	} else
-#endif
-		kpx_emit(&e, RET_INSN_OPCODE);
+	if (!kpx_emit_return(&e))
+		return -ERANGE;
 
 	if (WARN_ON_ONCE(e.len > MAX_OPTINSN_SIZE))
 		return -ENOSPC;
@@ -445,7 +454,7 @@ static int kpx_write_detour(struct optimized_kprobe *op, const u8 *raw,
 
 int arch_prepared_optinsn(struct arch_optimized_insn *optinsn)
 {
-	return optinsn->buf != NULL;
+	return !!optinsn->buf;
 }
 
 /*
@@ -461,6 +470,16 @@ int arch_check_optimized_kprobe(struct optimized_kprobe *op)
 			return -EEXIST;
 	}
 	return 0;
+}
+
+/*
+ * A region of one instruction has no middle for a task to be preempted
+ * in: its jump needs no grace period, only text_poke_bp()'s care for CPUs
+ * arriving at its first byte meanwhile.
+ */
+bool arch_optimized_kprobe_needs_wait(struct optimized_kprobe *op)
+{
+	return op->optinsn.size != op->kp.ainsn.len;
 }
 
 int arch_within_optimized_kprobe(struct optimized_kprobe *op,
@@ -550,37 +569,54 @@ void arch_optimize_kprobes(struct list_head *oplist)
 	text_poke_finish();
 }
 
-/* The int3 and the original bytes after it, in place of the jump. */
-static void kpx_unjump_bytes(struct optimized_kprobe *op, u8 *insn)
+/*
+ * Undo jumps without text_poke_bp(), whose emulation knows no int3 that
+ * stays: first the int3 over each jump's opcode, so that a CPU arriving
+ * traps into the probe (and runs the region copy, the state still being
+ * ACTIVE); once every CPU has seen that, the original bytes after it.
+ * No CPU can be inside a jump's displacement bytes meanwhile.
+ */
+static void kpx_unjump(struct list_head *oplist, struct optimized_kprobe *one)
 {
-	memcpy(insn, op->optinsn.orig, JMP32_INSN_SIZE);
-	insn[0] = INT3_INSN_OPCODE;
+	static const u8 int3 = INT3_INSN_OPCODE;
+	struct optimized_kprobe *op;
+	u8 jump[JMP32_INSN_SIZE], now[JMP32_INSN_SIZE];
+
+	lockdep_assert_held(&text_mutex);
+	if (one) {
+		text_poke(one->kp.addr, &int3, INT3_INSN_SIZE);
+	} else {
+		list_for_each_entry(op, oplist, list)
+			text_poke(op->kp.addr, &int3, INT3_INSN_SIZE);
+	}
+	text_poke_sync();
+
+	op = one ?: list_first_entry_or_null(oplist, struct optimized_kprobe,
+					     list);
+	while (op) {
+		kpx_jump_bytes(op, jump);
+		text_poke(op->kp.addr + INT3_INSN_SIZE,
+			  op->optinsn.orig + INT3_INSN_SIZE,
+			  JMP32_INSN_SIZE - INT3_INSN_SIZE);
+		memcpy(now, op->optinsn.orig, JMP32_INSN_SIZE);
+		now[0] = INT3_INSN_OPCODE;
+		perf_event_text_poke(op->kp.addr, jump, JMP32_INSN_SIZE, now,
+				     JMP32_INSN_SIZE);
+		if (one || list_is_last(&op->list, oplist))
+			break;
+		op = list_next_entry(op, list);
+	}
+	text_poke_sync();
 }
 
 void arch_unoptimize_kprobe(struct optimized_kprobe *op)
 {
-	u8 jump[JMP32_INSN_SIZE], insn[JMP32_INSN_SIZE];
-
-	kpx_jump_bytes(op, jump);
-	kpx_unjump_bytes(op, insn);
-	text_poke_bp(op->kp.addr, insn, JMP32_INSN_SIZE, NULL);
-	perf_event_text_poke(op->kp.addr, jump, JMP32_INSN_SIZE, insn,
-			     JMP32_INSN_SIZE);
+	kpx_unjump(NULL, op);
 }
 
 void arch_unoptimize_kprobes(struct list_head *oplist,
 			     struct list_head *done_list)
 {
-	u8 jump[JMP32_INSN_SIZE], insn[JMP32_INSN_SIZE];
-	struct optimized_kprobe *op, *next;
-
-	list_for_each_entry_safe(op, next, oplist, list) {
-		kpx_jump_bytes(op, jump);
-		kpx_unjump_bytes(op, insn);
-		text_poke_queue(op->kp.addr, insn, JMP32_INSN_SIZE, NULL);
-		perf_event_text_poke(op->kp.addr, jump, JMP32_INSN_SIZE, insn,
-				     JMP32_INSN_SIZE);
-		list_move(&op->list, done_list);
-	}
-	text_poke_finish();
+	kpx_unjump(oplist, NULL);
+	list_splice_tail_init(oplist, done_list);
 }
