@@ -43,10 +43,10 @@ sleep 2
 
 show cat $PROBES/list
 if [ -e $OPT ]; then
-	say "=== debug.kprobes_optimization=0"
+	say "=== debug.kprobes-optimization=0"
 	show "echo 0 > $OPT"
 	show cat $PROBES/list
-	say "=== debug.kprobes_optimization=1"
+	say "=== debug.kprobes-optimization=1"
 	show "echo 1 > $OPT"
 	sleep 2
 	show cat $PROBES/list

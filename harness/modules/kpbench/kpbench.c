@@ -30,13 +30,26 @@
 
 static char *kind = "int3";
 module_param(kind, charp, 0444);
-MODULE_PARM_DESC(kind, "entry, int3, int3post, opt, kretprobe or crowd");
+MODULE_PARM_DESC(kind, "entry, int3, int3post, opt, optpost, kretprobe, optret or crowd");
 
 static unsigned long pre_hits, post_hits, ret_hits;
 static int kpbench_sink;
 
 /* The probed function: straight-line arithmetic, never inlined or cloned. */
 static __attribute__((__noipa__)) int kpbench_target(int a, int b)
+{
+	int x = a * 7 + b;
+
+	x ^= x >> 5;
+	x += a << 3;
+	x ^= b * 13;
+	x -= x >> 7;
+	x ^= a + 0x5bd1e995;
+	return x;
+}
+
+/* The same with no ftrace site: its entry is an ordinary instruction. */
+static __attribute__((__noipa__)) notrace int kpbench_target_nt(int a, int b)
 {
 	int x = a * 7 + b;
 
@@ -63,6 +76,22 @@ static u64 time_calls(void)
 		t0 = ktime_get_ns();
 		for (i = 0; i < NR_CALLS; i++)
 			acc += kpbench_target(i, acc);
+		t1 = ktime_get_ns();
+		best = min(best, t1 - t0);
+	}
+	kpbench_sink = acc;
+	return best;
+}
+
+static u64 time_calls_nt(void)
+{
+	u64 best = U64_MAX, t0, t1;
+	int r, i, acc = 0;
+
+	for (r = 0; r < NR_REPEAT; r++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < NR_CALLS; i++)
+			acc += kpbench_target_nt(i, acc);
 		t1 = ktime_get_ns();
 		best = min(best, t1 - t0);
 	}
@@ -174,24 +203,27 @@ static int bench_kprobe(int offset, bool post, bool want_jump)
 	return 0;
 }
 
-static int bench_kretprobe(void)
+/* @nt: on kpbench_target_nt(), where a jump may replace the entry */
+static int bench_kretprobe(bool nt)
 {
 	struct kretprobe rp = {
-		.kp.symbol_name = "kpbench_target",
+		.kp.symbol_name = nt ? "kpbench_target_nt" : "kpbench_target",
 		.handler = count_ret,
 		.maxactive = 8,
 	};
 	u64 bare, probed;
 	int err;
 
-	bare = time_calls();
+	bare = nt ? time_calls_nt() : time_calls();
 	err = register_kretprobe(&rp);
 	if (err) {
-		pr_err("kpbench: kind=kretprobe register failed: %d\n", err);
+		pr_err("kpbench: kind=%s register failed: %d\n", kind, err);
 		return err;
 	}
+	if (nt)
+		wait_for_jump(&rp.kp);
 	ret_hits = 0;
-	probed = time_calls();
+	probed = nt ? time_calls_nt() : time_calls();
 	report(patch_mode(&rp.kp), bare, probed, ret_hits / NR_REPEAT, "");
 	unregister_kretprobe(&rp);
 	return 0;
@@ -266,8 +298,12 @@ static int __init kpbench_init(void)
 		return bench_kprobe(off, true, false);
 	if (!strcmp(kind, "opt"))
 		return bench_kprobe(off, false, true);
+	if (!strcmp(kind, "optpost"))
+		return bench_kprobe(off, true, false);
 	if (!strcmp(kind, "kretprobe"))
-		return bench_kretprobe();
+		return bench_kretprobe(false);
+	if (!strcmp(kind, "optret"))
+		return bench_kretprobe(true);
 	if (!strcmp(kind, "crowd"))
 		return bench_crowd(off);
 	pr_err("kpbench: unknown kind '%s'\n", kind);
