@@ -51,32 +51,44 @@
 #include "common.h"
 
 /*
- * Called from a detour buffer on the probed context's stack. Returns
- * non-zero when a handler moved regs->ip, which the buffer then follows
- * instead of running the region.
+ * The handlers of @agg, an aggregate. With a single probe in it (the
+ * usual case) call it directly: the same as the aggregate's handler, one
+ * call and one list walk less.
  */
-static int kpx_detour_enter(struct optimized_kprobe *op, struct pt_regs *regs)
+static __always_inline int kpx_detour_handlers(struct kprobe *agg,
+					       struct pt_regs *regs)
 {
-	struct kprobe_ctlblk *kcb;
+	struct kprobe *kp = list_first_or_null_rcu(&agg->list, struct kprobe,
+						   list);
+
+	if (!kp || READ_ONCE(kp->list.next) != &agg->list)
+		return agg->pre_handler(agg, regs);
+	if (!kp->pre_handler || kprobe_disabled(kp))
+		return 0;
+	return kp->pre_handler(kp, regs);
+}
+
+/*
+ * Called from a detour buffer on the probed context's stack, with regs
+ * complete (the buffer wrote cs, ss, ip and orig_ax as the trap would).
+ * Returns non-zero when a handler moved regs->ip, which the buffer then
+ * follows instead of running the region.
+ */
+static notrace int kpx_detour_enter(struct optimized_kprobe *op,
+				    struct pt_regs *regs)
+{
 	int moved = 0;
 
 	if (kprobe_disabled(&op->kp))
 		return 0;
 
-	/* What the trap would have shown: ip just past the int3. */
-	regs->cs = __KERNEL_CS;
-	regs->ss = __KERNEL_DS;
-	regs->ip = (unsigned long)op->kp.addr + INT3_INSN_SIZE;
-	regs->orig_ax = ~0UL;
-
 	preempt_disable();
 	if (kprobe_running()) {
 		kprobes_inc_nmissed_count(&op->kp);
 	} else {
-		kcb = get_kprobe_ctlblk();
 		__this_cpu_write(current_kprobe, &op->kp);
-		kcb->kprobe_status = KPROBE_HIT_ACTIVE;
-		moved = op->kp.pre_handler(&op->kp, regs);
+		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+		moved = kpx_detour_handlers(&op->kp, regs);
 		__this_cpu_write(current_kprobe, NULL);
 	}
 	preempt_enable();
@@ -208,24 +220,37 @@ static int kpx_emit_detour(struct optimized_kprobe *op, u8 *img,
 			   const u8 *region, unsigned int size)
 {
 	unsigned long back = (unsigned long)op->kp.addr + size;
+	long ip = (long)op->kp.addr + INT3_INSN_SIZE;
 	struct kpx_emit e = { .img = img, .at = (unsigned long)op->optinsn.buf };
 	unsigned int jnz, region_at;
 	u64 arg = (unsigned long)op;
 
-	/* pt_regs::ss and ::sp, then the flags, then orig_ax, ip and cs */
-	kpx_emit_sp_add(&e, -2 * 8);
-	kpx_emit(&e, 0x9c);
-	kpx_emit_sp_add(&e, -3 * 8);
+	/* Kernel text is in the top 2 GiB: its addresses sign-extend. */
+	if (ip != (s32)ip)
+		return -ERANGE;
+
+	/*
+	 * pt_regs::ss and ::sp both get the probed code's stack pointer
+	 * (push (%rsp) reads before it moves), then the flags, before
+	 * anything can change them; then cs, ip just past where the int3
+	 * would be, and orig_ax, as the trap would leave them; then the
+	 * general-purpose registers. ss is fixed up last.
+	 */
+	kpx_emit(&e, 0x54);					/* push %rsp */
+	kpx_emit(&e, 0xff, 0x34, 0x24);				/* push (%rsp) */
+	kpx_emit(&e, 0x9c);					/* pushfq */
+	kpx_emit(&e, 0x6a, __KERNEL_CS);			/* push $cs */
+	kpx_emit(&e, 0x68);					/* push $ip */
+	kpx_emit_s32(&e, ip);
+	kpx_emit(&e, 0x6a, 0xff);				/* push $-1 */
 	kpx_emit_pushes(&e);
+	kpx_emit(&e, 0x48, 0xc7, 0x84, 0x24);			/* movq $ss, ..(%rsp) */
+	kpx_emit_s32(&e, KPX_REGS_WORD(ss) * 8);
+	kpx_emit_s32(&e, __KERNEL_DS);
 	if (IS_ENABLED(CONFIG_FRAME_POINTER))
 		kpx_emit(&e, 0x48, 0x8d, 0x6c, 0x24, 0x01);	/* lea 1(%rsp), %rbp */
 	if (cpu_feature_enabled(X86_FEATURE_SMAP))
 		kpx_emit(&e, 0x0f, 0x01, 0xca);			/* clac */
-
-	/* pt_regs::sp is the stack pointer the probed code had. */
-	kpx_emit(&e, 0x48, 0x8d, 0x84, 0x24);			/* lea ...(%rsp), %rax */
-	kpx_emit_s32(&e, sizeof(struct pt_regs));
-	kpx_emit_rax_word(&e, KPX_REGS_WORD(sp), false);
 
 	kpx_emit(&e, 0x48, 0x89, 0xe6);				/* mov %rsp, %rsi */
 	kpx_emit(&e, 0x48, 0xbf);				/* movabs $op, %rdi */
