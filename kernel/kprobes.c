@@ -567,6 +567,7 @@ static int kprobe_join(struct kprobe *entry, struct kprobe *p)
 
 	list_add_tail_rcu(&p->list, &entry->list);
 	kprobe_make_optimizable(entry);
+	kprobe_opt_update(entry);
 	if (!kprobe_disabled(p) && kprobe_disabled(entry)) {
 		entry->flags &= ~KPROBE_FLAG_DISABLED;
 		if (kprobe_should_be_armed(entry)) {
@@ -758,6 +759,9 @@ struct kprobe *__unregister_kprobe_top(struct kprobe *p)
 	/* Disabled or all disarmed, its jump is out already; make sure. */
 	kprobe_opt_off(entry);
 	hlist_del_rcu(&entry->hlist);
+	/* A task late in a detour buffer sees this and runs no handler. */
+	if (kprobe_is_aggr(entry))
+		entry->flags |= KPROBE_FLAG_DISABLED;
 	if (!kprobe_gone(entry))
 		kprobe_opt_neighbours(entry->addr);
 	return entry;
@@ -773,7 +777,7 @@ void __unregister_kprobe_bottom(struct kprobe *retired)
 		arch_remove_kprobe(retired);
 	}
 	if (kprobe_is_aggr(retired))
-		kfree(container_of(retired, struct kprobe_aggr, kp));
+		kprobe_opt_free_aggr(container_of(retired, struct kprobe_aggr, kp));
 	else
 		INIT_HLIST_NODE(&retired->hlist);
 }

@@ -14,6 +14,8 @@
 #include <linux/memory.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
 
 extern struct mutex kprobe_mutex;
 
@@ -57,6 +59,9 @@ struct kprobe_aggr {
 #endif
 	};
 	struct list_head retired;
+	/* it had a detour: a task may still run its buffer, which knows it */
+	bool detoured;
+	struct rcu_head rcu;
 };
 
 /* Set by the "enabled" debugfs knob: every probe is disarmed. */
@@ -90,6 +95,7 @@ void kprobe_opt_update(struct kprobe *entry);
 void kprobe_opt_stop(struct kprobe *entry);
 void kprobe_opt_off(struct kprobe *entry);
 void kprobe_opt_release(struct kprobe *entry);
+void kprobe_opt_free_aggr(struct kprobe_aggr *aggr);
 void kprobe_opt_neighbours(kprobe_opcode_t *addr);
 /* The sysctl's work, and what tests look at. */
 void kprobe_opt_set_enabled(bool on);
@@ -116,6 +122,10 @@ static inline void kprobe_opt_update(struct kprobe *entry) { }
 static inline void kprobe_opt_stop(struct kprobe *entry) { }
 static inline void kprobe_opt_off(struct kprobe *entry) { }
 static inline void kprobe_opt_release(struct kprobe *entry) { }
+static inline void kprobe_opt_free_aggr(struct kprobe_aggr *aggr)
+{
+	kfree(aggr);
+}
 static inline void kprobe_opt_neighbours(kprobe_opcode_t *addr) { }
 #endif
 

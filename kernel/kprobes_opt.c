@@ -221,6 +221,9 @@ void kprobe_opt_update(struct kprobe *entry)
 	if (!op)
 		return;
 
+	WRITE_ONCE(op->solo, list_is_singular(&entry->list) ?
+		   list_first_entry(&entry->list, struct kprobe, list) : NULL);
+
 	if (!kprobe_opt_wanted(op)) {
 		kprobe_opt_off(entry);
 		return;
@@ -283,6 +286,7 @@ bool kprobe_opt_prepare(struct kprobe_aggr *aggr, struct kprobe *orig)
 		return false;
 	}
 	op->state = KPROBE_OPT_IDLE;
+	aggr->detoured = true;
 	return true;
 }
 
@@ -301,6 +305,27 @@ void kprobe_opt_release(struct kprobe *entry)
 		kprobe_opt_stop(entry);
 	arch_remove_optimized_kprobe(op);
 	op->state = KPROBE_OPT_NONE;
+}
+
+static void kprobe_opt_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct kprobe_aggr, rcu));
+}
+
+/**
+ * kprobe_opt_free_aggr() - free an aggregate out of the table
+ * @aggr: the aggregate, after its grace period
+ *
+ * Its detour buffer passes its address to the handler path, and a task
+ * preempted in the buffer before that path disables preemption holds no
+ * RCU read side: such an aggregate waits for a tasks-RCU grace period.
+ */
+void kprobe_opt_free_aggr(struct kprobe_aggr *aggr)
+{
+	if (aggr->detoured)
+		call_rcu_tasks(&aggr->rcu, kprobe_opt_free_rcu);
+	else
+		kfree(aggr);
 }
 
 /*

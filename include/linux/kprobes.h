@@ -357,12 +357,15 @@ enum kprobe_opt_state {
  * @list: link in the optimizer's work list
  * @optinsn: architecture state of the jump and its detour buffer
  * @state: see enum kprobe_opt_state
+ * @solo: the only probe at the address, or NULL when there are several;
+ *	a detour may call its pre_handler directly (read under RCU)
  */
 struct optimized_kprobe {
 	struct kprobe kp;
 	struct list_head list;
 	struct arch_optimized_insn optinsn;
 	enum kprobe_opt_state state;
+	struct kprobe *solo;
 };
 
 int arch_prepared_optinsn(struct arch_optimized_insn *optinsn);
