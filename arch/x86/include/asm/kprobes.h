@@ -74,6 +74,7 @@ struct arch_specific_insn {
 struct arch_optimized_insn {
 	kprobe_opcode_t *buf;		/* the detour buffer */
 	u8 size;			/* bytes in the region */
+	bool std;			/* the function may set DF (STD) */
 	u8 orig[JMP32_INSN_SIZE];	/* what the jump writes over */
 };
 

@@ -325,9 +325,20 @@ static int kpx_reenter(struct kprobe *p, struct pt_regs *regs)
 		return 1;
 	case KPROBE_REENTER:
 		/*
-		 * Hit again while handling a nested hit: the code between the
-		 * trap and the end of the copy must be unprobeable, and going
-		 * on would only recurse until the stack runs out.
+		 * A third level, e.g. an NMI while an interrupt in an optimized
+		 * probe's handler steps a nested probe: fine if it needs no
+		 * step of its own.
+		 */
+		boost = kpx_boost_target(p);
+		if (boost) {
+			kprobes_inc_nmissed_count(p);
+			regs->ip = (unsigned long)boost;
+			return 1;
+		}
+		/*
+		 * Otherwise the code between the trap and the end of the copy
+		 * must have been unprobeable, and going on would only recurse
+		 * until the stack runs out.
 		 */
 		pr_err("probe hit while handling a nested probe\n");
 		dump_kprobe(p);

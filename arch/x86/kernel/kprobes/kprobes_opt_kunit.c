@@ -41,11 +41,15 @@ enum {
 	KPO_COPY,	/* mov, rep movsb: a long stay inside the region */
 	KPO_REGS,	/* every register holds a known value */
 	KPO_LONG,	/* one 5-byte instruction: a region of its own */
+	KPO_JLT,	/* a static branch may jump inside the region */
+	KPO_COLD,	/* the function's .cold part jumps inside the region */
+	KPO_COLD_IN,	/* a region inside a .cold part */
 	KPO_NR
 };
 
 extern const s32 kpo_offsets[KPO_NR];
 DEFINE_STATIC_KEY_FALSE(kpo_jl_key);
+DEFINE_STATIC_KEY_FALSE(kpo_jlt_key);
 
 u32 kpo_plain(u32 x);		/* x + 7 */
 u32 kpo_other(u32 x);		/* x + 7 */
@@ -59,6 +63,8 @@ u32 kpo_call(u32 x);		/* x + 3 */
 void kpo_copy(void *dst, const void *src, unsigned long n);
 void kpo_regs(unsigned long *out);
 u32 kpo_long(u32 x);		/* x + 0x1000 */
+u32 kpo_jlt(u32 x);		/* x + 3, or x + 2 with the key on */
+u32 kpo_cold(u32 x);		/* x ? x + 3 : 102 */
 
 /* kpo_regs() loads 0xa0 + n into register n (ax = 0, ..., r15 = 15, not sp) */
 #define KPO_REG(n)	(0xa0ul + (n))
@@ -227,6 +233,45 @@ asm(".pushsection .text, \"ax\"\n"
 	"ret\n"
 	".size kpo_long, .-kpo_long\n"
 
+	/* a static branch (a nop now) whose target is inside the region */
+	".globl kpo_jlt\n"
+	".type kpo_jlt, @function\n"
+	"kpo_jlt:\n\t"
+	"mov %edi, %eax\n"
+	"1:\t.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	".Lkpo_jlt:\n\t"
+	"add $1, %eax\n"
+	"2:\tadd $2, %eax\n\t"
+	"ret\n"
+	".pushsection __jump_table, \"aw\"\n\t"
+	".balign 8\n\t"
+	".long 1b - .\n\t"
+	".long 2b - .\n\t"
+	".quad kpo_jlt_key - .\n"
+	".popsection\n"
+	".size kpo_jlt, .-kpo_jlt\n"
+
+	/* as a compiler splits off an unlikely path: kpo_cold.cold */
+	".globl kpo_cold\n"
+	".type kpo_cold, @function\n"
+	"kpo_cold:\n\t"
+	"mov %edi, %eax\n\t"
+	"test %edi, %edi\n\t"
+	"jz kpo_cold.cold\n"
+	".Lkpo_cold:\n\t"
+	"add $1, %eax\n"
+	".Lkpo_cold_back:\n\t"
+	"add $2, %eax\n\t"
+	"ret\n"
+	".size kpo_cold, .-kpo_cold\n"
+	".type kpo_cold.cold, @function\n"
+	"kpo_cold.cold:\n"
+	".Lkpo_cold_in:\n\t"
+	"add $100, %eax\n\t"
+	"add $0, %ecx\n\t"
+	"jmp .Lkpo_cold_back\n"
+	".size kpo_cold.cold, .-kpo_cold.cold\n"
+
 	".globl kpo_copy\n"
 	".type kpo_copy, @function\n"
 	"kpo_copy:\n"
@@ -254,7 +299,10 @@ asm(".pushsection .text, \"ax\"\n"
 	".long .Lkpo_call - kpo_call\n\t"
 	".long .Lkpo_copy - kpo_copy\n\t"
 	".long .Lkpo_regs - kpo_regs\n\t"
-	".long .Lkpo_long - kpo_long\n"
+	".long .Lkpo_long - kpo_long\n\t"
+	".long .Lkpo_jlt - kpo_jlt\n\t"
+	".long .Lkpo_cold - kpo_cold\n\t"
+	".long .Lkpo_cold_in - kpo_cold\n"
 	".popsection\n");
 
 static void *const kpo_funcs[KPO_NR] = {
@@ -265,6 +313,8 @@ static void *const kpo_funcs[KPO_NR] = {
 	[KPO_FIXUP] = kpo_fixup,	[KPO_JL] = kpo_jl,
 	[KPO_CALL] = kpo_call,		[KPO_COPY] = kpo_copy,
 	[KPO_REGS] = kpo_regs,		[KPO_LONG] = kpo_long,
+	[KPO_JLT] = kpo_jlt,		[KPO_COLD] = kpo_cold,
+	[KPO_COLD_IN] = kpo_cold,
 };
 
 static u8 *kpo_at(int point)
@@ -585,6 +635,8 @@ static u32 kpo_call_extable(void) { return kpo_extable(&kpo_good_word); }
 static u32 kpo_call_fixup(void) { return kpo_fixup(&kpo_good_word); }
 static u32 kpo_call_jl(void) { return kpo_jl(1); }
 static u32 kpo_call_call(void) { return kpo_call(1); }
+static u32 kpo_call_jlt(void) { return kpo_jlt(1); }
+static u32 kpo_call_cold(void) { return kpo_cold(1) + kpo_cold(0); }
 
 static const struct kpo_refusal kpo_refusals[] = {
 	{ "region would leave the function", KPO_EDGE, kpo_call_edge, 7 },
@@ -594,6 +646,9 @@ static const struct kpo_refusal kpo_refusals[] = {
 	{ "exception fixup lands inside the region", KPO_FIXUP, kpo_call_fixup, 8 },
 	{ "jump label site in the region", KPO_JL, kpo_call_jl, 4 },
 	{ "call in the region", KPO_CALL, kpo_call_call, 4 },
+	{ "a static branch may jump into the region", KPO_JLT, kpo_call_jlt, 4 },
+	{ "the .cold part jumps into the region", KPO_COLD, kpo_call_cold, 106 },
+	{ "region inside a .cold part", KPO_COLD_IN, kpo_call_cold, 106 },
 };
 
 KUNIT_ARRAY_PARAM_DESC(kpo_refusal, kpo_refusals, desc);
@@ -603,7 +658,8 @@ static void opt_region_refused(struct kunit *test)
 	const struct kpo_refusal *c = test->param_value;
 	struct kpo_probe p;
 
-	if (c->point == KPO_JL && !IS_ENABLED(CONFIG_JUMP_LABEL))
+	if ((c->point == KPO_JL || c->point == KPO_JLT) &&
+	    !IS_ENABLED(CONFIG_JUMP_LABEL))
 		kunit_skip(test, "CONFIG_JUMP_LABEL is off: no jump label sites");
 	KUNIT_ASSERT_EQ(test, c->call(), c->want);
 	kpo_probe_init(&p, c->point, false);
@@ -624,6 +680,12 @@ static void opt_jump_label_site_works(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpo_jl(1), 102u);
 	static_branch_disable(&kpo_jl_key);
 	KUNIT_EXPECT_EQ(test, kpo_jl(1), 4u);
+
+	KUNIT_EXPECT_EQ(test, kpo_jlt(1), 4u);
+	static_branch_enable(&kpo_jlt_key);
+	KUNIT_EXPECT_EQ(test, kpo_jlt(1), 3u);
+	static_branch_disable(&kpo_jlt_key);
+	KUNIT_EXPECT_EQ(test, kpo_jlt(1), 4u);
 }
 
 /*

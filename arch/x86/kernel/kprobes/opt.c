@@ -51,18 +51,17 @@
 #include "common.h"
 
 /*
- * The handlers of @agg, an aggregate. With a single probe in it (the
- * usual case) call it directly: the same as the aggregate's handler, one
- * call and one list walk less.
+ * The handlers of @op's aggregate. With a single probe in it (the usual
+ * case) call it directly: the same as the aggregate's handler, one call
+ * and one list walk less.
  */
-static __always_inline int kpx_detour_handlers(struct kprobe *agg,
+static __always_inline int kpx_detour_handlers(struct optimized_kprobe *op,
 					       struct pt_regs *regs)
 {
-	struct kprobe *kp = list_first_or_null_rcu(&agg->list, struct kprobe,
-						   list);
+	struct kprobe *kp = READ_ONCE(op->solo);
 
-	if (!kp || READ_ONCE(kp->list.next) != &agg->list)
-		return agg->pre_handler(agg, regs);
+	if (!kp)
+		return op->kp.pre_handler(&op->kp, regs);
 	if (!kp->pre_handler || kprobe_disabled(kp))
 		return 0;
 	return kp->pre_handler(kp, regs);
@@ -79,16 +78,20 @@ static notrace int kpx_detour_enter(struct optimized_kprobe *op,
 {
 	int moved = 0;
 
-	if (kprobe_disabled(&op->kp))
-		return 0;
-
+	/*
+	 * Checked with preemption off: an unregistration marks the entry
+	 * disabled before its grace period, so a task that was preempted
+	 * earlier in the buffer either sees the mark or is waited for.
+	 */
 	preempt_disable();
-	if (kprobe_running()) {
+	if (kprobe_disabled(&op->kp)) {
+		/* nothing */
+	} else if (kprobe_running()) {
 		kprobes_inc_nmissed_count(&op->kp);
 	} else {
 		__this_cpu_write(current_kprobe, &op->kp);
-		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
-		moved = kpx_detour_handlers(&op->kp, regs);
+		__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
+		moved = kpx_detour_handlers(op, regs);
 		__this_cpu_write(current_kprobe, NULL);
 	}
 	preempt_enable();
@@ -145,17 +148,6 @@ static void kpx_emit_s32(struct kpx_emit *e, s32 value)
 	e->len += sizeof(value);
 }
 
-/* mov %rax, word(%rsp) or, with @load, the other way round */
-static void kpx_emit_rax_word(struct kpx_emit *e, unsigned int word, bool load)
-{
-	u8 opcode = load ? 0x8b : 0x89;
-
-	kpx_emit(e, 0x48);
-	kpx_put(e, &opcode, 1);
-	kpx_emit(e, 0x84, 0x24);
-	kpx_emit_s32(e, word * 8);
-}
-
 /* jmp or call rel32 to @target; false if it is out of reach */
 static bool kpx_emit_rel32(struct kpx_emit *e, u8 opcode, const void *target)
 {
@@ -182,8 +174,7 @@ static void kpx_emit_pushes(struct kpx_emit *e)
 	}
 }
 
-/* The pops, then the flags: the stack pointer ends at pt_regs::sp. */
-static void kpx_emit_restore(struct kpx_emit *e)
+static void kpx_emit_pops(struct kpx_emit *e)
 {
 	int i;
 	u8 r;
@@ -195,20 +186,15 @@ static void kpx_emit_restore(struct kpx_emit *e)
 		r = 0x58 + (r & 7);
 		kpx_put(e, &r, 1);
 	}
+}
+
+/* The pops, then the flags: the stack pointer ends at pt_regs::sp. */
+static void kpx_emit_restore(struct kpx_emit *e)
+{
+	kpx_emit_pops(e);
 	/* orig_ax, ip and cs, then the flags */
 	kpx_emit_sp_add(e, 3 * 8);
 	kpx_emit(e, 0x9d);
-}
-
-/* A return, through the return thunk where the kernel uses one. */
-static bool kpx_emit_return(struct kpx_emit *e)
-{
-#ifdef CONFIG_MITIGATION_RETHUNK
-	if (cpu_feature_enabled(X86_FEATURE_RETHUNK))
-		return kpx_emit_rel32(e, JMP32_INSN_OPCODE, x86_return_thunk);
-#endif
-	kpx_emit(e, RET_INSN_OPCODE);
-	return true;
 }
 
 /*
@@ -239,6 +225,9 @@ static int kpx_emit_detour(struct optimized_kprobe *op, u8 *img,
 	kpx_emit(&e, 0x54);					/* push %rsp */
 	kpx_emit(&e, 0xff, 0x34, 0x24);				/* push (%rsp) */
 	kpx_emit(&e, 0x9c);					/* pushfq */
+	/* C code wants DF clear; only a function with STD can have it set */
+	if (op->optinsn.std)
+		kpx_emit(&e, 0xfc);				/* cld */
 	kpx_emit(&e, 0x6a, __KERNEL_CS);			/* push $cs */
 	kpx_emit(&e, 0x68);					/* push $ip */
 	kpx_emit_s32(&e, ip);
@@ -269,14 +258,15 @@ static int kpx_emit_detour(struct optimized_kprobe *op, u8 *img,
 	if (!kpx_emit_rel32(&e, JMP32_INSN_OPCODE, (void *)back))
 		return -ERANGE;
 
-	/* moved: put the new ip where a final ret pops it (pt_regs::ss) */
+	/*
+	 * moved: ip, cs, flags, sp and ss sit where IRET wants them, so
+	 * leave as the trap would, honouring every register the handler
+	 * changed (the path is rare: its cost does not matter).
+	 */
 	put_unaligned((s32)(e.len - jnz - 4), (s32 *)(img + jnz));
-	kpx_emit_rax_word(&e, KPX_REGS_WORD(ip), true);
-	kpx_emit_rax_word(&e, KPX_REGS_WORD(ss), false);
-	kpx_emit_restore(&e);
-	kpx_emit_sp_add(&e, 8);
-	if (!kpx_emit_return(&e))
-		return -ERANGE;
+	kpx_emit_pops(&e);
+	kpx_emit_sp_add(&e, 8);					/* orig_ax */
+	kpx_emit(&e, 0x48, 0xcf);				/* iretq */
 
 	if (WARN_ON_ONCE(e.len > MAX_OPTINSN_SIZE))
 		return -ENOSPC;
@@ -331,10 +321,12 @@ static bool kpx_indirect_jump(struct insn *insn)
 
 /*
  * Walk [@start, @end) and say why no branch may be taken into the open
- * interval (@lo, @hi), or NULL if none can.
+ * interval (@lo, @hi), or NULL if none can. *@std is set if an STD
+ * instruction is seen: DF may then be set at the probe.
  */
 static const char *kpx_scan_branches(unsigned long start, unsigned long end,
-				     unsigned long lo, unsigned long hi)
+				     unsigned long lo, unsigned long hi,
+				     bool *std)
 {
 	const struct exception_table_entry *ex;
 	u8 buf[MAX_INSN_SIZE];
@@ -344,6 +336,8 @@ static const char *kpx_scan_branches(unsigned long start, unsigned long end,
 	for (pos = start; pos < end; pos += insn.length) {
 		if (kprobe_x86_fetch(pos, buf, &insn))
 			return "bytes in the function that do not decode";
+		if (insn.opcode.bytes[0] == 0xfd)
+			*std = true;
 		if (kpx_indirect_jump(&insn))
 			return "an indirect jump in the function (a jump table?)";
 		to = kpx_branch_target(&insn, pos);
@@ -361,24 +355,102 @@ static const char *kpx_scan_branches(unsigned long start, unsigned long end,
 	return NULL;
 }
 
+struct kpx_cold_scan {
+	unsigned long lo, hi;
+	const char *why;
+	bool std;
+};
+
+static int kpx_scan_one_cold(void *data, unsigned long addr)
+{
+	struct kpx_cold_scan *cs = data;
+	unsigned long size, offset;
+
+	if (kallsyms_lookup_size_offset(addr, &size, &offset) && !offset)
+		cs->why = kpx_scan_branches(addr, addr + size, cs->lo, cs->hi,
+					    &cs->std);
+	return cs->why ? 1 : 0;
+}
+
 /*
  * The function's cold part, placed elsewhere by the compiler, branches
- * back into the function's body: it is scanned too.
+ * back into the function's body: it is scanned too. In the kernel
+ * image the name may be shared by several static functions, so every
+ * cold part of that name is. A probe in a cold part itself is refused:
+ * the hot part's branches into it are not worth finding.
  */
 static const char *kpx_scan_cold_part(unsigned long func, unsigned long lo,
-				      unsigned long hi)
+				      unsigned long hi, bool *std)
 {
-	char name[KSYM_NAME_LEN + 8];
-	unsigned long cold, size, offset;
+	struct kpx_cold_scan cs = { .lo = lo, .hi = hi };
+	char name[KSYM_NAME_LEN + 8], modname[MODULE_NAME_LEN + 1];
+	struct module *mod;
+	unsigned long cold;
 
-	if (lookup_symbol_name(func, name) ||
-	    strlcat(name, ".cold", sizeof(name)) >= sizeof(name))
-		return NULL;
+	if (lookup_symbol_name(func, name))
+		return "a function kallsyms cannot name";
+	if (strstr(name, ".cold"))
+		return "in a function's cold part";
+	if (strlcat(name, ".cold", sizeof(name)) >= sizeof(name))
+		return "a name too long to look for its cold part";
+
+	scoped_guard(preempt) {
+		mod = __module_text_address(func);
+		if (mod)
+			strscpy(modname, mod->name, sizeof(modname));
+	}
+	if (!mod) {
+		kallsyms_on_each_match_symbol(kpx_scan_one_cold, name, &cs);
+		*std |= cs.std;
+		return cs.why;
+	}
+	/* "module:symbol" looks in that module only */
+	if (strlen(modname) + 1 + strlen(name) >= KSYM_NAME_LEN)
+		return "a name too long to look for its cold part";
+	memmove(name + strlen(modname) + 1, name, strlen(name) + 1);
+	memcpy(name, modname, strlen(modname));
+	name[strlen(modname)] = ':';
 	cold = kallsyms_lookup_name(name);
-	if (!cold || !kallsyms_lookup_size_offset(cold, &size, &offset))
-		return NULL;
-	return kpx_scan_branches(cold, cold + size, lo, hi);
+	if (cold)
+		kpx_scan_one_cold(&cs, cold);
+	*std |= cs.std;
+	return cs.why;
 }
+
+#ifdef CONFIG_JUMP_LABEL
+/*
+ * A static branch that is a nop today may become a jump tomorrow: none
+ * of the text's may jump strictly inside (@lo, @hi). Called with
+ * jump_label_lock() held.
+ */
+static bool kpx_jump_label_into(unsigned long lo, unsigned long hi)
+{
+	struct jump_entry *entry = __start___jump_table;
+	struct jump_entry *stop = __stop___jump_table;
+	struct module *mod;
+	unsigned long to;
+
+	scoped_guard(preempt) {
+		mod = __module_text_address(lo);
+		if (mod) {
+			entry = mod->jump_entries;
+			stop = entry + mod->num_jump_entries;
+		}
+	}
+	/* The module cannot go: kprobes holds a reference on it. */
+	for (; entry < stop; entry++) {
+		to = jump_entry_target(entry);
+		if (to > lo && to < hi)
+			return true;
+	}
+	return false;
+}
+#else
+static bool kpx_jump_label_into(unsigned long lo, unsigned long hi)
+{
+	return false;
+}
+#endif
 
 /* Other users of the text who patch it, or whose addresses must stay. */
 static const char *kpx_region_reserved(void *start, void *last)
@@ -388,6 +460,9 @@ static const char *kpx_region_reserved(void *start, void *last)
 	jump_label_lock();
 	if (jump_label_text_reserved(start, last))
 		why = "a jump label in the region";
+	else if (kpx_jump_label_into((unsigned long)start,
+				     (unsigned long)last + 1))
+		why = "a static branch may jump into the region";
 	jump_label_unlock();
 	if (!why && static_call_text_reserved(start, last))
 		why = "a static call in the region";
@@ -421,10 +496,13 @@ static int kpx_opt_region(struct optimized_kprobe *op, u8 *raw)
 			memcpy(raw + pos - addr, buf, insn.length);
 		pos += insn.length;
 	}
+	op->optinsn.std = false;
 	if (!why)
-		why = kpx_scan_branches(addr - offset, func_end, addr, pos);
+		why = kpx_scan_branches(addr - offset, func_end, addr, pos,
+					&op->optinsn.std);
 	if (!why)
-		why = kpx_scan_cold_part(addr - offset, addr, pos);
+		why = kpx_scan_cold_part(addr - offset, addr, pos,
+					 &op->optinsn.std);
 	if (why) {
 		pr_debug("cannot optimize %pS: %s\n", op->kp.addr, why);
 		return -EINVAL;
@@ -586,9 +664,8 @@ void arch_optimize_kprobes(struct list_head *oplist)
 
 	list_for_each_entry_safe(op, next, oplist, list) {
 		kpx_jump_bytes(op, insn);
+		/* text_poke_bp's batch reports the change to perf itself */
 		text_poke_queue(op->kp.addr, insn, JMP32_INSN_SIZE, NULL);
-		perf_event_text_poke(op->kp.addr, op->optinsn.orig,
-				     JMP32_INSN_SIZE, insn, JMP32_INSN_SIZE);
 		list_del_init(&op->list);
 	}
 	text_poke_finish();
