@@ -476,6 +476,8 @@ static void kprobe_aggr_install(struct kprobe_aggr *aggr, struct kprobe *orig)
 	orig->flags &= ~(KPROBE_FLAG_FTRACE_ARMED | KPROBE_FLAG_FTRACE_IPMODIFY);
 	list_add_rcu(&orig->list, &agg->list);
 	hlist_replace_rcu(&orig->hlist, &agg->hlist);
+	if (agg->flags & KPROBE_FLAG_FTRACE_ARMED)
+		kprobe_ftrace_handover(orig, agg);
 }
 
 /* Replace a lone probe in the table by an aggregate holding it. */

@@ -16,6 +16,7 @@
 
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
+#include <kunit/visibility.h>
 
 #include "kprobes_internal.h"
 
@@ -40,6 +41,20 @@ static struct kprobe_ftrace_user kprobe_ftrace_ipmodify = {
 
 bool kprobe_ftrace_disabled __read_mostly;
 
+/* Name @entry the ops' only armed entry, or none with NULL. */
+static void kprobe_ftrace_set_only(struct kprobe_ftrace_user *user,
+				   struct kprobe *entry)
+{
+	/* The handler reads the entry through it: publish it whole. */
+	smp_store_release(&user->ops.private, entry);
+}
+
+static struct kprobe_ftrace_user *kprobe_ftrace_user_of(struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_FTRACE_IPMODIFY ?
+	       &kprobe_ftrace_ipmodify : &kprobe_ftrace_plain;
+}
+
 /*
  * An entry records whether, and through which ops, it is armed, so that a
  * failed arm is never undone and disarm always leaves the ops it joined.
@@ -58,17 +73,19 @@ int kprobe_ftrace_arm(struct kprobe *p)
 	if (unlikely(kprobe_ftrace_disabled))
 		return -ENODEV;
 
+	/* A second entry: the handler must look each one up. */
+	kprobe_ftrace_set_only(user, user->nr_armed ? NULL : p);
 	ret = ftrace_set_filter_ip(&user->ops, ip, 0, 0);
 	if (ret) {
 		pr_debug("%pS: ftrace filter refused (%d)\n", p->addr, ret);
-		return ret;
+		goto refused;
 	}
 	if (user->nr_armed == 0) {
 		ret = register_ftrace_function(&user->ops);
 		if (ret) {
 			ftrace_set_filter_ip(&user->ops, ip, 1, 0);
 			pr_debug("%pS: ftrace ops refused (%d)\n", p->addr, ret);
-			return ret;
+			goto refused;
 		}
 	}
 	user->nr_armed++;
@@ -76,19 +93,28 @@ int kprobe_ftrace_arm(struct kprobe *p)
 	if (ipmodify)
 		p->flags |= KPROBE_FLAG_FTRACE_IPMODIFY;
 	return 0;
+
+refused:
+	if (user->ops.private == p)
+		kprobe_ftrace_set_only(user, NULL);
+	return ret;
 }
 
 int kprobe_ftrace_disarm(struct kprobe *p)
 {
-	struct kprobe_ftrace_user *user =
-		p->flags & KPROBE_FLAG_FTRACE_IPMODIFY ?
-		&kprobe_ftrace_ipmodify : &kprobe_ftrace_plain;
+	struct kprobe_ftrace_user *user = kprobe_ftrace_user_of(p);
 	unsigned long ip = (unsigned long)p->addr;
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
 	if (!(p->flags & KPROBE_FLAG_FTRACE_ARMED))
 		return 0;
+	/*
+	 * Before anything can fail: the caller may go on to take @p out of
+	 * the table whatever the outcome.
+	 */
+	if (user->ops.private == p)
+		kprobe_ftrace_set_only(user, NULL);
 	/* After ftrace_kill() nothing calls us; there is nothing to undo. */
 	if (unlikely(kprobe_ftrace_disabled))
 		return 0;
@@ -107,6 +133,34 @@ int kprobe_ftrace_disarm(struct kprobe *p)
 		pr_debug("%pS: ftrace filter removal: %d\n", p->addr, ret);
 	return 0;
 }
+
+/**
+ * kprobe_ftrace_handover() - an aggregate takes an armed entry's place
+ * @orig: the entry leaving the table, armed through an ops
+ * @agg: the aggregate that holds @orig and replaced it in the table
+ *
+ * The aggregate inherits @orig's ops membership; the handler must find it
+ * rather than @orig before another probe joins it.
+ */
+void kprobe_ftrace_handover(struct kprobe *orig, struct kprobe *agg)
+{
+	struct kprobe_ftrace_user *user = kprobe_ftrace_user_of(agg);
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (user->ops.private == orig)
+		kprobe_ftrace_set_only(user, agg);
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* The entry the handler would take without a lookup, for the tests. */
+struct kprobe *kprobe_ftrace_only(bool ipmodify)
+{
+	guard(mutex)(&kprobe_mutex);
+	return ipmodify ? kprobe_ftrace_ipmodify.ops.private :
+			  kprobe_ftrace_plain.ops.private;
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_ftrace_only);
+#endif
 
 /**
  * kprobe_ftrace_kill() - ftrace is dead; stop every ftrace-based probe

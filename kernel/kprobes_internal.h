@@ -150,6 +150,11 @@ static inline void kretprobe_release(struct kprobe *p) { }
 #ifdef CONFIG_KPROBES_ON_FTRACE
 int kprobe_ftrace_arm(struct kprobe *p);
 int kprobe_ftrace_disarm(struct kprobe *p);
+void kprobe_ftrace_handover(struct kprobe *orig, struct kprobe *agg);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Exported for lib/test_kprobes.c only. */
+struct kprobe *kprobe_ftrace_only(bool ipmodify);
+#endif
 #else
 static inline int kprobe_ftrace_arm(struct kprobe *p)
 {
@@ -160,6 +165,9 @@ static inline int kprobe_ftrace_disarm(struct kprobe *p)
 {
 	return -ENODEV;
 }
+
+static inline void kprobe_ftrace_handover(struct kprobe *orig,
+					  struct kprobe *agg) { }
 #endif
 
 /* kprobes_blacklist.c */

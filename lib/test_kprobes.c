@@ -1465,6 +1465,143 @@ static const struct symbol_case api_cases[] = {
 
 KUNIT_ARRAY_PARAM_DESC(api, api_cases, desc);
 
+#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_KRETPROBES)
+/*
+ * This file is built without ftrace call sites, so the ftrace cases probe
+ * two API functions that return at once when given nothing to do, and
+ * count only this task's calls.
+ */
+#define FTRACE_SITE_1	register_kprobes
+#define FTRACE_SITE_2	register_kretprobes
+
+struct site_probe {
+	struct kprobe kp;
+	struct task_struct *task;
+	int pre_hits;
+	int post_hits;
+};
+
+static int site_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct site_probe *sp = container_of(kp, struct site_probe, kp);
+
+	if (current == sp->task)
+		sp->pre_hits++;
+	return 0;
+}
+
+static void site_post(struct kprobe *kp, struct pt_regs *regs,
+		      unsigned long flags)
+{
+	struct site_probe *sp = container_of(kp, struct site_probe, kp);
+
+	if (current == sp->task)
+		sp->post_hits++;
+}
+
+static struct site_probe *site_probe_at(struct kunit *test, void *addr,
+					bool post)
+{
+	struct site_probe *sp = kunit_kzalloc(test, sizeof(*sp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, sp);
+	sp->kp.addr = addr;
+	sp->kp.pre_handler = site_pre;
+	if (post)
+		sp->kp.post_handler = site_post;
+	sp->task = current;
+	return sp;
+}
+
+static void call_site_1(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, FTRACE_SITE_1(NULL, 0), -EINVAL);
+}
+
+static void call_site_2(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, FTRACE_SITE_2(NULL, 0), -EINVAL);
+}
+
+static struct kprobe *table_entry(void *addr)
+{
+	guard(rcu)();
+	return get_kprobe(addr);
+}
+
+/*
+ * The ftrace handler takes an ops' only armed entry without a table
+ * lookup (kprobe_ftrace_only()).  That shortcut must name the table
+ * entry or nothing through aggregation, a second site, disable, enable,
+ * a post_handler (the IPMODIFY ops) and unregistration.
+ */
+static void ftrace_only_entry_follows_table(struct kunit *test)
+{
+	struct site_probe *a = site_probe_at(test, FTRACE_SITE_1, false);
+	struct site_probe *b = site_probe_at(test, FTRACE_SITE_1, false);
+	struct site_probe *c = site_probe_at(test, FTRACE_SITE_2, false);
+	struct site_probe *d = site_probe_at(test, FTRACE_SITE_2, true);
+
+	if (kprobe_ftrace_only(false) || kprobe_ftrace_only(true))
+		kunit_skip(test, "other probes on ftrace sites are armed");
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &a->kp), 0);
+	KUNIT_ASSERT_TRUE(test, kprobe_ftrace(&a->kp));
+	KUNIT_EXPECT_PTR_EQ(test, kprobe_ftrace_only(false), &a->kp);
+	call_site_1(test);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
+
+	/* B joins: the aggregate takes A's place in the shortcut too. */
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &b->kp), 0);
+	KUNIT_EXPECT_PTR_NE(test, table_entry(FTRACE_SITE_1), &a->kp);
+	KUNIT_EXPECT_PTR_EQ(test, kprobe_ftrace_only(false),
+			    table_entry(FTRACE_SITE_1));
+	call_site_1(test);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
+
+	/* A second site in the same ops: each hit looks its entry up. */
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &c->kp), 0);
+	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(false));
+	call_site_1(test);
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, c->pre_hits, 1);
+
+	unreg_kprobe(test, &a->kp);
+	unreg_kprobe(test, &b->kp);
+	call_site_1(test);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 2);
+
+	/* Disabled, C leaves the ops; enabled again, it is alone there. */
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&c->kp), 0);
+	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(false));
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, c->pre_hits, 1);
+	KUNIT_ASSERT_EQ(test, enable_kprobe(&c->kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, kprobe_ftrace_only(false), &c->kp);
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, c->pre_hits, 2);
+
+	/* D's post_handler moves the site to the IPMODIFY ops. */
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &d->kp), 0);
+	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(false));
+	KUNIT_EXPECT_PTR_EQ(test, kprobe_ftrace_only(true),
+			    table_entry(FTRACE_SITE_2));
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, c->pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, d->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, d->post_hits, 1);
+
+	unreg_kprobe(test, &c->kp);
+	unreg_kprobe(test, &d->kp);
+	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(false));
+	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(true));
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, d->pre_hits, 1);
+}
+#endif
+
 /*
  * A probe on an API function fires once for each call this task makes,
  * and the probes the calls manage behave as they would without it.
@@ -3485,6 +3622,9 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(unregister_kprobes_large_batch),
 	KUNIT_CASE_PARAM(probe_on_the_api, api_gen_params),
 	KUNIT_CASE(init_text_disarmed_when_retired),
+#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_KRETPROBES)
+	KUNIT_CASE(ftrace_only_entry_follows_table),
+#endif
 #ifdef CONFIG_KRETPROBES
 	KUNIT_CASE(toggle_unregistered_kretprobe),
 	KUNIT_CASE_PARAM(kretprobe_on_kprobe_aggregate, mixed_gen_params),
