@@ -16,11 +16,10 @@
 static nokprobe_inline void kpx_ftrace_hit(struct kprobe *p, unsigned long ip,
 					   struct pt_regs *regs)
 {
-	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	unsigned long resume_ip = regs->ip;
 
 	__this_cpu_write(current_kprobe, p);
-	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 
 	/* what a pre_handler sees after an int3 at @ip */
 	regs->ip = ip + INT3_INSN_SIZE;
@@ -30,49 +29,58 @@ static nokprobe_inline void kpx_ftrace_hit(struct kprobe *p, unsigned long ip,
 		return;
 	}
 
-	if (p->post_handler) {
+	if (unlikely(p->post_handler)) {
 		/* as if the nop had been stepped */
 		regs->ip = ip + MCOUNT_INSN_SIZE;
-		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_SSDONE);
 		p->post_handler(p, regs, 0);
 	}
 	regs->ip = resume_ip;
 	reset_current_kprobe();
 }
 
-static nokprobe_inline void kpx_ftrace_dispatch(unsigned long ip,
-						struct pt_regs *regs)
+/*
+ * The core leaves the table entry of an ops' only armed probe in
+ * ops->private (kernel/kprobes_ftrace.c); with more than one, or for
+ * another address, the table is asked.
+ */
+static nokprobe_inline struct kprobe *kpx_ftrace_entry(struct ftrace_ops *ops,
+						       unsigned long ip)
 {
-	struct kprobe *p = get_kprobe((kprobe_opcode_t *)ip);
+	struct kprobe *p = READ_ONCE(ops->private);
 
-	if (!p || kprobe_disabled(p))
-		return;
-
-	/* a probe hit from within another's handler only counts a miss */
-	if (kprobe_running())
-		kprobes_inc_nmissed_count(p);
-	else
-		kpx_ftrace_hit(p, ip, regs);
+	if (likely(p && p->addr == (kprobe_opcode_t *)ip))
+		return p;
+	return get_kprobe((kprobe_opcode_t *)ip);
 }
 
 /*
- * The func of the core's ftrace_ops for probes on ftrace sites; called
- * with preemption disabled. Does nothing once ftrace has been killed.
+ * The func of the core's ftrace_ops for probes on ftrace sites.  ftrace
+ * may call it preemptible.  It takes no ftrace recursion lock: a call from
+ * the site of a probe while a handler runs on this CPU finds
+ * kprobe_running() set and is only counted, which is all the lock would
+ * have let through, and the code before that check cannot be probed.
+ * Does nothing once ftrace has been killed.
  */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
-	int rctx;
+	struct kprobe *p;
 
 	if (!regs || unlikely(kprobe_ftrace_disabled))
 		return;
 
-	rctx = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (rctx >= 0) {
-		kpx_ftrace_dispatch(ip, regs);
-		ftrace_test_recursion_unlock(rctx);
+	/* for the per-CPU state, and as the table's RCU reader */
+	preempt_disable_notrace();
+	p = kpx_ftrace_entry(ops, ip);
+	if (p && !kprobe_disabled(p)) {
+		if (unlikely(kprobe_running()))
+			kprobes_inc_nmissed_count(p);
+		else
+			kpx_ftrace_hit(p, ip, regs);
 	}
+	preempt_enable_notrace();
 }
 NOKPROBE_SYMBOL(kprobe_ftrace_handler);
 
