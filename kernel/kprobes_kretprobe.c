@@ -11,7 +11,8 @@
  * real return address.
  *
  * Each kretprobe owns a pool of maxactive instances, kept in a struct
- * kretprobe_holder.  Taking and returning an instance is lock-free.  When
+ * kretprobe_holder, with one free instance per CPU set aside in front of
+ * it.  Taking and returning an instance is lock-free.  When
  * the kretprobe is unregistered, the holder forgets it (rph->rp = NULL)
  * and its pool is finalized; instances still in flight are dropped as
  * they come back, and the last one frees the holder.
@@ -22,6 +23,7 @@
 #include <linux/kprobes.h>
 #include <linux/llist.h>
 #include <linux/objpool.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -43,18 +45,63 @@ void __weak arch_kretprobe_fixup_return(struct pt_regs *regs,
 {
 }
 
+/*
+ * Each CPU keeps one free instance aside (rph->spare), so that a call and
+ * its return on one CPU, the common case, cost one exchange each rather
+ * than a trip through the pool with interrupts off.  The exchanges are
+ * atomic, not merely per-CPU: a CPU that finds its spare and the pool
+ * empty takes other CPUs' spares before it counts a miss, since an
+ * instance set aside is not in use and maxactive counts those in use.
+ */
+static noinline struct kretprobe_instance *
+kretprobe_get_slow(struct kretprobe_holder *rph)
+{
+	struct kretprobe_instance *ri;
+	int cpu;
+
+	ri = objpool_pop(&rph->pool);
+	if (ri)
+		return ri;
+	for_each_possible_cpu(cpu) {
+		ri = xchg(per_cpu_ptr(rph->spare, cpu), NULL);
+		if (ri)
+			return ri;
+	}
+	return NULL;
+}
+NOKPROBE_SYMBOL(kretprobe_get_slow);
+
+/* Called with preemption off, like the return to the pool below. */
+static nokprobe_inline struct kretprobe_instance *
+kretprobe_get(struct kretprobe_holder *rph)
+{
+	struct kretprobe_instance *ri;
+
+	ri = xchg(this_cpu_ptr(rph->spare), NULL);
+	if (likely(ri))
+		return ri;
+	return kretprobe_get_slow(rph);
+}
+
+static nokprobe_inline void kretprobe_put(struct kretprobe_holder *rph,
+					  struct kretprobe_instance *ri)
+{
+	if (cmpxchg(this_cpu_ptr(rph->spare), NULL, ri))
+		objpool_push(ri, &rph->pool);
+}
+
 static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct kretprobe_instance *ri;
 
-	ri = objpool_pop(&rp->rph->pool);
-	if (!ri) {
+	ri = kretprobe_get(rp->rph);
+	if (unlikely(!ri)) {
 		rp->nmissed++;
 		return 0;
 	}
 	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
-		objpool_push(ri, &rp->rph->pool);
+		kretprobe_put(rp->rph, ri);
 		return 0;
 	}
 	arch_prepare_kretprobe(ri, regs);
@@ -89,7 +136,7 @@ static void kretprobe_recycle(struct kretprobe_instance *ri)
 
 	lockdep_assert_preemption_disabled();
 	if (likely(rcu_access_pointer(rph->rp)))
-		objpool_push(ri, &rph->pool);
+		kretprobe_put(rph, ri);
 	else
 		call_rcu(&ri->rcu, kretprobe_drop_rcu);
 }
@@ -361,11 +408,17 @@ static int kretprobe_pool_create(struct kretprobe *rp)
 	rph = kzalloc(sizeof(*rph), GFP_KERNEL);
 	if (!rph)
 		return -ENOMEM;
+	rph->spare = alloc_percpu(struct kretprobe_instance *);
+	if (!rph->spare) {
+		kfree(rph);
+		return -ENOMEM;
+	}
 	ret = objpool_init(&rph->pool, rp->maxactive,
 			   sizeof(struct kretprobe_instance) + rp->data_size,
 			   GFP_KERNEL, rph, kretprobe_init_instance,
 			   kretprobe_pool_release);
 	if (ret) {
+		free_percpu(rph->spare);
 		kfree(rph);
 		return ret;
 	}
@@ -382,12 +435,28 @@ static void kretprobe_pool_orphan(struct kretprobe *rp)
 		RCU_INIT_POINTER(rp->rph->rp, NULL);
 }
 
-/* After a grace period: nobody takes from the pool any more. */
+/*
+ * After a grace period: nobody takes from the pool or the spares any
+ * more, and instances still in flight will be dropped, not given back.
+ */
 static void kretprobe_pool_finish(struct kretprobe *rp)
 {
-	if (!rp->rph)
+	struct kretprobe_holder *rph = rp->rph;
+	struct kretprobe_instance *ri;
+	int cpu;
+
+	if (!rph)
 		return;
-	objpool_fini(&rp->rph->pool);
+	/* Spares back into the pool, for objpool_fini() to free. */
+	for_each_possible_cpu(cpu) {
+		ri = *per_cpu_ptr(rph->spare, cpu);
+		if (ri)
+			objpool_push(ri, &rph->pool);
+	}
+	free_percpu(rph->spare);
+	rph->spare = NULL;
+	/* May free rph: the last instance dropped frees its holder. */
+	objpool_fini(&rph->pool);
 	rp->rph = NULL;
 }
 

@@ -30,6 +30,7 @@
 #include <linux/string.h>
 #include <linux/unaligned.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 #ifdef CONFIG_X86_64
 #include <asm/asm.h>
 #include <asm/extable.h>
@@ -2540,6 +2541,40 @@ static void kretprobe_task_exit_reclaims(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lower_32_bits(tr->retvals[0]), EXIT_COOKIE);
 }
 
+static long call_target_here(void *unused)
+{
+	return kprobes_test_target(TEST_ARG);
+}
+
+/*
+ * A returning instance is set aside on its CPU for the next call there.
+ * With maxactive 1, a call on every other CPU in turn must still find it:
+ * an instance set aside is not in use, and only those in use may make a
+ * call go missed.
+ */
+static void kretprobe_instance_follows_cpu(struct kunit *test)
+{
+	struct test_kretprobe *tr = new_kretprobe(test, 'R', kprobes_test_target);
+	int cpu, calls = 0;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	tr->rp.maxactive = 1;
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	cpus_read_lock();
+	for (int round = 0; round < 2; round++) {
+		for_each_online_cpu(cpu) {
+			KUNIT_EXPECT_EQ(test, work_on_cpu(cpu, call_target_here, NULL),
+					(long)(TEST_ARG * 3 + 1));
+			calls++;
+		}
+	}
+	cpus_read_unlock();
+	KUNIT_EXPECT_EQ(test, tr->rp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, tr->entry_hits, calls);
+	KUNIT_EXPECT_EQ(test, tr->ret_hits, calls);
+}
+
 #endif /* CONFIG_KRETPROBES */
 
 /* Module init text */
@@ -3641,6 +3676,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kretprobe_rejects_non_entry),
 	KUNIT_CASE(kretprobe_unregister_in_flight),
 	KUNIT_CASE(kretprobe_task_exit_reclaims),
+	KUNIT_CASE(kretprobe_instance_follows_cpu),
 	KUNIT_CASE(kretprobe_stack_in_handler),
 	KUNIT_CASE(kretprobe_stack_below),
 	KUNIT_CASE(kretprobe_stack_nested),

@@ -154,12 +154,14 @@ struct kretprobe_instance {
 /**
  * struct kretprobe_holder - the instances of one kretprobe
  * @rp: the kretprobe, or NULL once it is unregistered
+ * @spare: one free instance per CPU, used before @pool
  * @pool: free instances, lock-free on the hit path
  *
  * Instances in flight keep the holder alive after the kretprobe is gone.
  */
 struct kretprobe_holder {
 	struct kretprobe __rcu *rp;
+	struct kretprobe_instance * __percpu *spare;
 	struct objpool_head pool;
 };
 
