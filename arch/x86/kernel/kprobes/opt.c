@@ -160,32 +160,31 @@ static bool kpx_emit_rel32(struct kpx_emit *e, u8 opcode, const void *target)
 	return true;
 }
 
+/* push (0x50 + reg) or pop (0x58 + reg), REX.B for r8-r15 */
+static void kpx_emit_push_pop(struct kpx_emit *e, u8 reg, u8 opcode)
+{
+	u8 op = opcode + (reg & 7);
+
+	if (reg >= KPX_R8)
+		kpx_emit(e, 0x41);
+	kpx_put(e, &op, 1);
+}
+
 static void kpx_emit_pushes(struct kpx_emit *e)
 {
 	int i;
-	u8 r;
 
-	for (i = 0; i < ARRAY_SIZE(kpx_saved_regs); i++) {
-		r = kpx_saved_regs[i];
-		if (r >= KPX_R8)
-			kpx_emit(e, 0x41);
-		r = 0x50 + (r & 7);
-		kpx_put(e, &r, 1);
-	}
+	for (i = 0; i < ARRAY_SIZE(kpx_saved_regs); i++)
+		kpx_emit_push_pop(e, kpx_saved_regs[i], 0x50);
 }
 
+/* in the reverse order */
 static void kpx_emit_pops(struct kpx_emit *e)
 {
 	int i;
-	u8 r;
 
-	for (i = ARRAY_SIZE(kpx_saved_regs) - 1; i >= 0; i--) {
-		r = kpx_saved_regs[i];
-		if (r >= KPX_R8)
-			kpx_emit(e, 0x41);
-		r = 0x58 + (r & 7);
-		kpx_put(e, &r, 1);
-	}
+	for (i = ARRAY_SIZE(kpx_saved_regs) - 1; i >= 0; i--)
+		kpx_emit_push_pop(e, kpx_saved_regs[i], 0x58);
 }
 
 /* The pops, then the flags: the stack pointer ends at pt_regs::sp. */
