@@ -67,7 +67,8 @@ static __attribute__((__noipa__)) void kpbench_pad(void)
 	asm volatile(".rept " __stringify(NR_CROWD + 32) "\n\tnop\n\t.endr");
 }
 
-static u64 time_calls(void)
+/* Inlined for each target, so that the loop calls it directly. */
+static __always_inline u64 time_loop(int (*target)(int, int))
 {
 	u64 best = U64_MAX, t0, t1;
 	int r, i, acc = 0;
@@ -75,7 +76,7 @@ static u64 time_calls(void)
 	for (r = 0; r < NR_REPEAT; r++) {
 		t0 = ktime_get_ns();
 		for (i = 0; i < NR_CALLS; i++)
-			acc += kpbench_target(i, acc);
+			acc += target(i, acc);
 		t1 = ktime_get_ns();
 		best = min(best, t1 - t0);
 	}
@@ -83,20 +84,14 @@ static u64 time_calls(void)
 	return best;
 }
 
+static u64 time_calls(void)
+{
+	return time_loop(kpbench_target);
+}
+
 static u64 time_calls_nt(void)
 {
-	u64 best = U64_MAX, t0, t1;
-	int r, i, acc = 0;
-
-	for (r = 0; r < NR_REPEAT; r++) {
-		t0 = ktime_get_ns();
-		for (i = 0; i < NR_CALLS; i++)
-			acc += kpbench_target_nt(i, acc);
-		t1 = ktime_get_ns();
-		best = min(best, t1 - t0);
-	}
-	kpbench_sink = acc;
-	return best;
+	return time_loop(kpbench_target_nt);
 }
 
 static int count_pre(struct kprobe *p, struct pt_regs *regs)
