@@ -355,6 +355,25 @@ static bool kpx_in_cfi_check(unsigned long addr, unsigned int len)
 }
 
 /*
+ * Why the instruction @insn (bytes in @buf) at p->addr cannot carry a
+ * probe, or NULL; sets up p->ainsn for it.
+ */
+static const char *kpx_refuse(struct kprobe *p, struct insn *insn,
+			      const u8 *buf)
+{
+	const char *why = kpx_classify(p, insn);
+
+	if (!why && alternatives_text_reserved(p->addr,
+					       p->addr + insn->length - 1))
+		why = "alternatives site";
+	if (!why && kpx_is_endbr(insn, buf))
+		why = "ENDBR";
+	if (!why && kpx_in_cfi_check((unsigned long)p->addr, insn->length))
+		why = "part of a CFI check";
+	return why;
+}
+
+/*
  * Check that p->addr can be probed and decide how to handle a hit. On
  * success p->opcode and p->ainsn (but for the slot) are set, @insn is the
  * decoded instruction and @image the bytes to copy to the slot, still to
@@ -372,14 +391,7 @@ int kprobe_x86_decode(struct kprobe *p, struct insn *insn, u8 *image)
 	if (kprobe_x86_fetch(addr, image, insn))
 		return -EILSEQ;
 
-	why = kpx_classify(p, insn);
-	if (!why && alternatives_text_reserved(p->addr,
-					       p->addr + insn->length - 1))
-		why = "alternatives site";
-	if (!why && kpx_is_endbr(insn, image))
-		why = "ENDBR";
-	if (!why && kpx_in_cfi_check(addr, insn->length))
-		why = "part of a CFI check";
+	why = kpx_refuse(p, insn, image);
 	if (why) {
 		pr_info("cannot probe %pS: %s\n", p->addr, why);
 		return -EINVAL;
@@ -436,18 +448,24 @@ int kprobe_x86_relocate(struct kprobe *p, struct insn *insn, u8 *image,
 }
 
 /*
- * May the copy run with the probed context's flags and jump straight back,
- * with no second trap? Only a plain instruction can: a branch, a call or
- * anything touching IF is emulated, an indirect branch needs finishing in
- * the handler, and an instruction with an exception-table entry must
- * fault at its own address, which only the trapping path can pretend.
- * The copy and the jump must fit one slot.
+ * May a copy run with the probed context's flags and go straight on, with
+ * no second trap (a boost slot, an optimized probe's detour)? Only a
+ * plain instruction can: a branch, a call or anything touching IF is
+ * emulated, an indirect branch needs finishing in the handler, and an
+ * instruction with an exception-table entry must fault at its own
+ * address, which only the trapping path can pretend.
  */
-bool kprobe_x86_boostable(struct kprobe *p)
+static bool kpx_runs_anywhere(struct kprobe *p)
 {
 	return p->ainsn.action == KPX_STEP &&
-	       p->ainsn.len + JMP32_INSN_SIZE <= MAX_INSN_SIZE &&
 	       !search_exception_tables((unsigned long)p->addr);
+}
+
+/* ... and for boosting, the copy and the jump back must fit one slot. */
+bool kprobe_x86_boostable(struct kprobe *p)
+{
+	return kpx_runs_anywhere(p) &&
+	       p->ainsn.len + JMP32_INSN_SIZE <= MAX_INSN_SIZE;
 }
 
 /*
@@ -465,19 +483,11 @@ const char *kprobe_x86_copyable(unsigned long addr, struct insn *insn, u8 *buf)
 
 	if (kprobe_x86_fetch(addr, buf, insn))
 		return "not an instruction";
-	why = kpx_classify(&tmp, insn);
+	why = kpx_refuse(&tmp, insn, buf);
 	if (why)
 		return why;
-	if (tmp.ainsn.action != KPX_STEP)
-		return "a branch, or touches IF";
-	if (search_exception_tables(addr))
-		return "has an exception-table entry";
-	if (alternatives_text_reserved(tmp.addr, tmp.addr + insn->length - 1))
-		return "alternatives site";
-	if (kpx_is_endbr(insn, buf))
-		return "ENDBR";
-	if (kpx_in_cfi_check(addr, insn->length))
-		return "part of a CFI check";
+	if (!kpx_runs_anywhere(&tmp))
+		return "a branch, touches IF, or has an exception-table entry";
 	return NULL;
 }
 
