@@ -302,7 +302,7 @@ void kprobe_opt_release(struct kprobe *entry)
 	if (!op)
 		return;
 	if (WARN_ON(op->state != KPROBE_OPT_IDLE))
-		kprobe_opt_stop(entry);
+		kprobe_opt_off(entry);
 	arch_remove_optimized_kprobe(op);
 	op->state = KPROBE_OPT_NONE;
 }
