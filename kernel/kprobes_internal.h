@@ -135,6 +135,17 @@ bool kprobe_is_kretprobe(struct kprobe *p);
 void __init kretprobe_blacklist_init(void);
 void kretprobe_detach(struct kprobe *p);
 void kretprobe_release(struct kprobe *p);
+
+/*
+ * Where instances come from and how the return is caught:
+ * kprobes_kretprobe_tramp.c or kprobes_kretprobe_rethook.c.  The pool
+ * is created for rp->maxactive instances, orphaned when the kretprobe
+ * leaves the table and finished one grace period later.
+ */
+int kretprobe_entry(struct kprobe *p, struct pt_regs *regs);
+int kretprobe_pool_create(struct kretprobe *rp);
+void kretprobe_pool_orphan(struct kretprobe *rp);
+void kretprobe_pool_finish(struct kretprobe *rp);
 #else
 static inline bool kprobe_is_kretprobe(struct kprobe *p)
 {

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Return probes through the architecture's own return trampoline.
+ *
+ * The kretprobe's entry probe takes an instance from the kretprobe's
+ * pool, records the caller's return address in it and makes the
+ * function return into the architecture's trampoline instead.  The
+ * instance is pushed on the task's kretprobe_instances list; the
+ * trampoline pops the instances that belong to the returning frame, runs
+ * their handlers and jumps to the real return address.
+ *
+ * Each kretprobe owns a pool of maxactive instances, kept in a struct
+ * kretprobe_holder, with one free instance per CPU set aside in front of
+ * it.  Taking and returning an instance is lock-free.  When
+ * the kretprobe is unregistered, the holder forgets it (rph->rp = NULL)
+ * and its pool is finalized; instances still in flight are dropped as
+ * they come back, and the last one frees the holder.
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kprobes.h>
+#include <linux/llist.h>
+#include <linux/objpool.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "kprobes_internal.h"
+
+/**
+ * arch_kretprobe_fixup_return() - put the real return address back
+ * @regs: registers saved by the trampoline
+ * @correct_ret_addr: where the function really returns to
+ *
+ * Called after the return handlers and before the frame's instances leave
+ * the task's list.  An architecture whose unwinder reads the trampoline's
+ * frame stores @correct_ret_addr there, so that a stack walk between the
+ * two, when kretprobe_find_ret_addr() no longer knows the frame, still
+ * reaches the caller.  The default does nothing.
+ */
+void __weak arch_kretprobe_fixup_return(struct pt_regs *regs,
+					kprobe_opcode_t *correct_ret_addr)
+{
+}
+
+/*
+ * Each CPU keeps one free instance aside (rph->spare), so that a call and
+ * its return on one CPU, the common case, cost one exchange each rather
+ * than a trip through the pool with interrupts off.  The exchanges are
+ * atomic, not merely per-CPU: a CPU that finds its spare and the pool
+ * empty takes other CPUs' spares before it counts a miss, since an
+ * instance set aside is not in use and maxactive counts those in use.
+ */
+static noinline struct kretprobe_instance *
+kretprobe_get_slow(struct kretprobe_holder *rph)
+{
+	struct kretprobe_instance *ri;
+	int cpu;
+
+	ri = objpool_pop(&rph->pool);
+	if (ri)
+		return ri;
+	for_each_possible_cpu(cpu) {
+		ri = xchg(per_cpu_ptr(rph->spare, cpu), NULL);
+		if (ri)
+			return ri;
+	}
+	return NULL;
+}
+NOKPROBE_SYMBOL(kretprobe_get_slow);
+
+/* Called with preemption off, like the return to the pool below. */
+static nokprobe_inline struct kretprobe_instance *
+kretprobe_get(struct kretprobe_holder *rph)
+{
+	struct kretprobe_instance *ri;
+
+	ri = xchg(this_cpu_ptr(rph->spare), NULL);
+	if (likely(ri))
+		return ri;
+	return kretprobe_get_slow(rph);
+}
+
+static nokprobe_inline void kretprobe_put(struct kretprobe_holder *rph,
+					  struct kretprobe_instance *ri)
+{
+	if (cmpxchg(this_cpu_ptr(rph->spare), NULL, ri))
+		objpool_push(ri, &rph->pool);
+}
+
+int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	struct kretprobe_instance *ri;
+
+	ri = kretprobe_get(rp->rph);
+	if (unlikely(!ri)) {
+		rp->nmissed++;
+		return 0;
+	}
+	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
+		kretprobe_put(rp->rph, ri);
+		return 0;
+	}
+	arch_prepare_kretprobe(ri, regs);
+	__llist_add(&ri->llist, &current->kretprobe_instances);
+	return 0;
+}
+NOKPROBE_SYMBOL(kretprobe_entry);
+
+/* The last drop frees the pool, which may sleep: not from a trap. */
+static void kretprobe_drop_rcu(struct rcu_head *head)
+{
+	struct kretprobe_instance *ri =
+		container_of(head, struct kretprobe_instance, rcu);
+
+	objpool_drop(ri, &ri->rph->pool);
+}
+
+/*
+ * Give an instance back, or drop it when its kretprobe is gone.  Not
+ * preemptible: unregistration waits for a grace period between clearing
+ * rph->rp and finalizing the pool, and a push that lands after the
+ * finalization would keep the holder alive for ever.
+ */
+static void kretprobe_recycle(struct kretprobe_instance *ri)
+{
+	struct kretprobe_holder *rph = ri->rph;
+
+	lockdep_assert_preemption_disabled();
+	if (likely(rcu_access_pointer(rph->rp)))
+		kretprobe_put(rph, ri);
+	else
+		call_rcu(&ri->rcu, kretprobe_drop_rcu);
+}
+NOKPROBE_SYMBOL(kretprobe_recycle);
+
+static struct kretprobe_instance *kretprobe_of(struct llist_node *node)
+{
+	return container_of(node, struct kretprobe_instance, llist);
+}
+NOKPROBE_SYMBOL(kretprobe_of);
+
+/*
+ * Instances for deeper frames that never returned through us (the stack
+ * was unwound past them) sit above the returning frame's; drop them.
+ */
+static void kretprobe_drop_stale(struct llist_node **head, void *frame_pointer)
+{
+	struct llist_node *node;
+
+	while (*head && kretprobe_of(*head)->fp != frame_pointer) {
+		node = *head;
+		*head = node->next;
+		kretprobe_recycle(kretprobe_of(node));
+	}
+}
+NOKPROBE_SYMBOL(kretprobe_drop_stale);
+
+/*
+ * Several kretprobes on one function stack up several instances for one
+ * frame.  Only the first one pushed saw the real return address; the later
+ * ones saw the trampoline.  So the frame's instances end at the first one
+ * holding a real address.
+ */
+static struct llist_node *kretprobe_frame_end(struct llist_node *node,
+					      void *frame_pointer)
+{
+	while (node && kretprobe_of(node)->ret_addr == kretprobe_trampoline_addr())
+		node = node->next;
+	if (!node || (frame_pointer && kretprobe_of(node)->fp != frame_pointer)) {
+		pr_err("return trampoline reached with no return address for %p\n",
+		       frame_pointer);
+		BUG();
+	}
+	return node;
+}
+NOKPROBE_SYMBOL(kretprobe_frame_end);
+
+/**
+ * __kretprobe_trampoline_handler() - run the return handlers of a frame
+ * @regs: registers at the trampoline; the return value is in them
+ * @frame_pointer: where the returning frame kept its return address,
+ *	as recorded by arch_prepare_kretprobe() in the instance's fp;
+ *	NULL when the architecture records none
+ *
+ * A probe hit while the handlers run is only counted.  A probe handler
+ * this return interrupted (the return came from an IRQ) gets its
+ * current_kprobe and status back afterwards.
+ *
+ * Return: the real return address.
+ */
+unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
+					     void *frame_pointer)
+{
+	struct llist_node **head = &current->kretprobe_instances.first;
+	struct llist_node *node, *last, *next;
+	struct kretprobe_instance *ri;
+	struct kprobe_ctlblk *kcb;
+	kprobe_opcode_t *real_ret;
+	struct kprobe *outer;
+	unsigned long outer_status;
+	struct kretprobe *rp;
+
+	preempt_disable();
+	kcb = get_kprobe_ctlblk();
+	outer = __this_cpu_read(current_kprobe);
+	outer_status = kcb->kprobe_status;
+	/* Busy before the status is ours: a probe hit from an NMI only counts. */
+	__this_cpu_write(current_kprobe, &kprobe_busy_marker);
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+
+	/*
+	 * Checked here: stale instances are rare, and the call is not free.
+	 * The sweep recycles, so it too needs preemption off, and the busy
+	 * mark keeps a kretprobe hit in it off the list it is editing.
+	 */
+	if (frame_pointer && *head && kretprobe_of(*head)->fp != frame_pointer)
+		kretprobe_drop_stale(head, frame_pointer);
+	last = kretprobe_frame_end(*head, frame_pointer);
+	real_ret = kretprobe_of(last)->ret_addr;
+	instruction_pointer_set(regs, (unsigned long)real_ret);
+
+	/* Handlers may unwind the stack: keep the list intact meanwhile. */
+	node = *head;
+	for (;;) {
+		ri = kretprobe_of(node);
+		ri->ret_addr = real_ret;
+		rp = get_kretprobe(ri);
+		if (rp && rp->handler) {
+			__this_cpu_write(current_kprobe, &rp->kp);
+			rp->handler(ri, regs);
+			__this_cpu_write(current_kprobe, &kprobe_busy_marker);
+		}
+		if (node == last)
+			break;
+		node = node->next;
+	}
+
+	/*
+	 * Before the unlink: a stack walk in between must find the real
+	 * return address in the frame if no longer through an instance.
+	 */
+	arch_kretprobe_fixup_return(regs, real_ret);
+
+	node = *head;
+	*head = last->next;
+	for (;;) {
+		next = node->next;
+		kretprobe_recycle(kretprobe_of(node));
+		if (node == last)
+			break;
+		node = next;
+	}
+
+	__this_cpu_write(current_kprobe, outer);
+	kcb->kprobe_status = outer_status;
+	preempt_enable();
+	return (unsigned long)real_ret;
+}
+NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
+
+/**
+ * kretprobe_find_ret_addr() - the real return address behind a trampoline
+ * @tsk: the task whose stack is being unwound
+ * @fp: where the unwinder found the trampoline's address on the stack
+ * @cur: position in @tsk's instances; NULL to start from the newest.
+ *	Updated, so that the next call continues from there.
+ *
+ * Return: the return address the trampoline stands for, or 0.
+ */
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur)
+{
+	struct llist_node *node;
+	struct kretprobe_instance *ri;
+
+	if (WARN_ON_ONCE(!cur))
+		return 0;
+
+	node = *cur ? (*cur)->next : tsk->kretprobe_instances.first;
+	for (; node; node = node->next) {
+		ri = kretprobe_of(node);
+		if (ri->ret_addr == kretprobe_trampoline_addr())
+			continue;
+		if (ri->fp == fp) {
+			*cur = node;
+			return (unsigned long)ri->ret_addr;
+		}
+	}
+	return 0;
+}
+NOKPROBE_SYMBOL(kretprobe_find_ret_addr);
+
+/**
+ * kprobe_flush_task() - reclaim the instances of a dead task
+ * @tk: the task, which will never return through them
+ */
+void kprobe_flush_task(struct task_struct *tk)
+{
+	struct llist_node *node, *next;
+
+	if (!kprobes_initialized)
+		return;
+
+	/*
+	 * Runs from an RCU callback, possibly on top of a probe handler, so
+	 * it must leave current_kprobe alone.
+	 */
+	preempt_disable();
+	node = __llist_del_all(&tk->kretprobe_instances);
+	for (; node; node = next) {
+		next = node->next;
+		kretprobe_recycle(kretprobe_of(node));
+	}
+	preempt_enable();
+}
+NOKPROBE_SYMBOL(kprobe_flush_task);
+
+static int kretprobe_init_instance(void *obj, void *context)
+{
+	struct kretprobe_instance *ri = obj;
+
+	ri->rph = context;
+	return 0;
+}
+
+static int kretprobe_pool_release(struct objpool_head *head, void *context)
+{
+	kfree(context);
+	return 0;
+}
+
+int kretprobe_pool_create(struct kretprobe *rp)
+{
+	struct kretprobe_holder *rph;
+	int ret;
+
+	rph = kzalloc(sizeof(*rph), GFP_KERNEL);
+	if (!rph)
+		return -ENOMEM;
+	rph->spare = alloc_percpu(struct kretprobe_instance *);
+	if (!rph->spare) {
+		kfree(rph);
+		return -ENOMEM;
+	}
+	ret = objpool_init(&rph->pool, rp->maxactive,
+			   sizeof(struct kretprobe_instance) + rp->data_size,
+			   GFP_KERNEL, rph, kretprobe_init_instance,
+			   kretprobe_pool_release);
+	if (ret) {
+		free_percpu(rph->spare);
+		kfree(rph);
+		return ret;
+	}
+	rcu_assign_pointer(rph->rp, rp);
+	rp->rph = rph;
+	rp->nmissed = 0;
+	return 0;
+}
+
+/* Detach the holder from @rp; in-flight instances keep it alive. */
+void kretprobe_pool_orphan(struct kretprobe *rp)
+{
+	if (rp->rph)
+		RCU_INIT_POINTER(rp->rph->rp, NULL);
+}
+
+/*
+ * After a grace period: nobody takes from the pool or the spares any
+ * more, and instances still in flight will be dropped, not given back.
+ */
+void kretprobe_pool_finish(struct kretprobe *rp)
+{
+	struct kretprobe_holder *rph = rp->rph;
+	struct kretprobe_instance *ri;
+	int cpu;
+
+	if (!rph)
+		return;
+	/* Spares back into the pool, for objpool_fini() to free. */
+	for_each_possible_cpu(cpu) {
+		ri = *per_cpu_ptr(rph->spare, cpu);
+		if (ri)
+			objpool_push(ri, &rph->pool);
+	}
+	free_percpu(rph->spare);
+	rph->spare = NULL;
+	/* May free rph: the last instance dropped frees its holder. */
+	objpool_fini(&rph->pool);
+	rp->rph = NULL;
+}
