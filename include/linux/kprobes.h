@@ -119,7 +119,9 @@ struct kretprobe_holder;
  *	max(10, 2 * num_possible_cpus()), which is written back on registration
  * @nmissed: calls not tracked because every instance was in use
  * @data_size: bytes of private data in each instance
- * @rph: the instances; owned by the core
+ * @rh: the instances, on architectures whose kretprobes ride on rethook;
+ *	owned by the core
+ * @rph: the instances, on the others; owned by the core
  */
 struct kretprobe {
 	struct kprobe kp;
@@ -128,11 +130,26 @@ struct kretprobe {
 	int maxactive;
 	int nmissed;
 	size_t data_size;
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
+	struct rethook *rh;
+#else
 	struct kretprobe_holder *rph;
+#endif
 };
 
 #define KRETPROBE_MAX_DATA_SIZE	4096
 
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
+/**
+ * struct kretprobe_instance - one call of a kretprobed function in flight
+ * @node: the rethook entry, which holds the caller's return address
+ * @data: the kretprobe's private per-call data
+ */
+struct kretprobe_instance {
+	struct rethook_node node;
+	char data[];
+};
+#else
 /**
  * struct kretprobe_instance - one call of a kretprobed function in flight
  * @rcu: for freeing after the owning kretprobe is gone
@@ -150,6 +167,7 @@ struct kretprobe_instance {
 	void *fp;
 	char data[];
 };
+#endif
 
 /**
  * struct kretprobe_holder - the instances of one kretprobe
@@ -209,6 +227,22 @@ void kprobe_busy_end(void);
 
 #ifdef CONFIG_KRETPROBES
 int arch_trampoline_kprobe(struct kprobe *p);
+#endif
+
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
+/* The rethook outlives its kretprobe; rethook_stop() marks it gone. */
+static nokprobe_inline struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
+{
+	struct rethook *rh = ri->node.rethook;
+
+	return rcu_access_pointer(rh->handler) ? rh->data : NULL;
+}
+
+static nokprobe_inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
+{
+	return ri->node.ret_addr;
+}
+#elif defined(CONFIG_KRETPROBES)
 void arch_prepare_kretprobe(struct kretprobe_instance *ri,
 			    struct pt_regs *regs);
 void arch_kretprobe_fixup_return(struct pt_regs *regs,
@@ -251,7 +285,7 @@ static inline int arch_trampoline_kprobe(struct kprobe *p)
 {
 	return 0;
 }
-#endif /* CONFIG_KRETPROBES */
+#endif /* CONFIG_KRETPROBE_ON_RETHOOK, CONFIG_KRETPROBES */
 
 /* Bounds of the _kprobe_blacklist section, one address per entry. */
 extern unsigned long __start_kprobe_blacklist[];
@@ -426,7 +460,8 @@ void unregister_kretprobe(struct kretprobe *rp);
 int register_kretprobes(struct kretprobe **rps, int num);
 void unregister_kretprobes(struct kretprobe **rps, int num);
 
-#ifdef CONFIG_KRETPROBES
+/* With rethook, the exiting task's rethook_flush_task() does this. */
+#if defined(CONFIG_KRETPROBES) && !defined(CONFIG_KRETPROBE_ON_RETHOOK)
 void kprobe_flush_task(struct task_struct *tk);
 #else
 static inline void kprobe_flush_task(struct task_struct *tk) { }
@@ -545,7 +580,19 @@ static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 }
 #endif
 
-#ifdef CONFIG_KRETPROBES
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
+static nokprobe_inline bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return is_rethook_trampoline(addr);
+}
+
+static nokprobe_inline
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur)
+{
+	return rethook_find_ret_addr(tsk, (unsigned long)fp, cur);
+}
+#elif defined(CONFIG_KRETPROBES)
 static nokprobe_inline bool is_kretprobe_trampoline(unsigned long addr)
 {
 	return (void *)addr == kretprobe_trampoline_addr();

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Return probes on rethook, for the architectures that catch returns
+ * only that way (CONFIG_KRETPROBE_ON_RETHOOK).
+ *
+ * A kretprobe owns one rethook, whose nodes are its instances and whose
+ * data is the kretprobe.  rethook keeps the per-task list of pending
+ * returns, the return address the unwinders recover, and the pool, and
+ * frees what is still in flight after rethook_free().  What is left for
+ * us is to run the entry and return handlers as kprobe handlers: with
+ * current_kprobe set, so a probe hit meanwhile is only counted.
+ */
+
+#include <linux/kprobes.h>
+#include <linux/rethook.h>
+
+#include "kprobes_internal.h"
+
+static struct kretprobe_instance *kretprobe_rethook_instance(struct rethook_node *node)
+{
+	return container_of(node, struct kretprobe_instance, node);
+}
+NOKPROBE_SYMBOL(kretprobe_rethook_instance);
+
+int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	struct rethook_node *node;
+
+	node = rethook_try_get(rp->rh);
+	if (unlikely(!node)) {
+		rp->nmissed++;
+		return 0;
+	}
+	if (rp->entry_handler &&
+	    rp->entry_handler(kretprobe_rethook_instance(node), regs)) {
+		rethook_recycle(node);
+		return 0;
+	}
+	/* At an ftrace site the return address is where mcount left it. */
+	rethook_hook(node, regs, kprobe_ftrace(p));
+	return 0;
+}
+NOKPROBE_SYMBOL(kretprobe_entry);
+
+/*
+ * Called by rethook's trampoline with preemption off.  The return may
+ * come from inside another probe's handler (an IRQ that hit it): give
+ * that one its current_kprobe and status back afterwards.
+ */
+static void kretprobe_rethook_return(struct rethook_node *node, void *data,
+				     unsigned long ret_addr,
+				     struct pt_regs *regs)
+{
+	struct kretprobe *rp = data;
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *outer = __this_cpu_read(current_kprobe);
+	unsigned long outer_status = kcb->kprobe_status;
+
+	if (!rp->handler)
+		return;
+	__this_cpu_write(current_kprobe, &rp->kp);
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	rp->handler(kretprobe_rethook_instance(node), regs);
+	__this_cpu_write(current_kprobe, outer);
+	kcb->kprobe_status = outer_status;
+}
+NOKPROBE_SYMBOL(kretprobe_rethook_return);
+
+int kretprobe_pool_create(struct kretprobe *rp)
+{
+	struct rethook *rh;
+
+	rh = rethook_alloc(rp, kretprobe_rethook_return,
+			   sizeof(struct kretprobe_instance) + rp->data_size,
+			   rp->maxactive);
+	if (IS_ERR(rh))
+		return PTR_ERR(rh);
+	rp->rh = rh;
+	rp->nmissed = 0;
+	return 0;
+}
+
+/* No new instance, and no return handler, from here on. */
+void kretprobe_pool_orphan(struct kretprobe *rp)
+{
+	if (rp->rh)
+		rethook_stop(rp->rh);
+}
+
+/* rethook frees the nodes still in flight when they come back. */
+void kretprobe_pool_finish(struct kretprobe *rp)
+{
+	if (!rp->rh)
+		return;
+	rethook_free(rp->rh);
+	rp->rh = NULL;
+}
