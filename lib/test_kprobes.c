@@ -46,8 +46,14 @@
  * register.  A probe on the second move sees MARK_BEFORE in that register
  * before the instruction and MARK_AFTER after it.
  */
+#if defined(CONFIG_RISCV)
+/* Small enough for one addi each */
+#define MARK_BEFORE	0x123
+#define MARK_AFTER	0x5a5
+#else
 #define MARK_BEFORE	0x1234
 #define MARK_AFTER	0x5a5a
+#endif
 
 #if defined(CONFIG_X86)
 #define HAVE_MARK	1
@@ -63,6 +69,13 @@
 #define MARK_LEN	4
 #define MARK_STEP	4
 #define MARK_WORD	(0x52800000u | (MARK_AFTER << 5) | 9)
+#elif defined(CONFIG_RISCV)
+#define HAVE_MARK	1
+#define PROBE_IP_BIAS	0
+/* addi t0, zero, MARK_AFTER; compressed code aligns on two bytes */
+#define MARK_LEN	4
+#define MARK_STEP	2
+#define MARK_WORD	((MARK_AFTER << 20) | (5 << 7) | 0x13)
 #else
 #define HAVE_MARK	0
 #define PROBE_IP_BIAS	0
@@ -114,6 +127,13 @@ static __always_inline u32 mark_moves(void)
 		     "mov w9, #" __stringify(MARK_AFTER) "\n\t"
 		     "mov %w0, w9"
 		     : "=r" (v) : : "x9");
+#elif defined(CONFIG_RISCV)
+	asm volatile(".option push\n\t.option norvc\n\t"
+		     "addi t0, zero, " __stringify(MARK_BEFORE) "\n\t"
+		     "addi t0, zero, " __stringify(MARK_AFTER) "\n\t"
+		     ".option pop\n\t"
+		     "mv %0, t0"
+		     : "=r" (v) : : "t0");
 #else
 	v = MARK_AFTER;
 #endif
@@ -295,6 +315,8 @@ static unsigned long mark_reg(struct pt_regs *regs)
 	return regs->ax;
 #elif defined(CONFIG_ARM64)
 	return regs->regs[9];
+#elif defined(CONFIG_RISCV)
+	return regs->t0;
 #else
 	return 0;
 #endif
@@ -302,7 +324,7 @@ static unsigned long mark_reg(struct pt_regs *regs)
 
 static unsigned long first_arg(struct pt_regs *regs)
 {
-#if defined(CONFIG_X86) || defined(CONFIG_ARM64)
+#if defined(CONFIG_X86) || defined(CONFIG_ARM64) || defined(CONFIG_RISCV)
 	return regs_get_kernel_argument(regs, 0);
 #else
 	return 0;
@@ -934,7 +956,8 @@ static void pre_handler_regs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tp->pre_ip, expected_ip(&tp->kp));
 	KUNIT_EXPECT_FALSE(test, tp->pre_preemptible);
 	if (pc->place == PLACE_ENTRY) {
-		if (IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64))
+		if (IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64) ||
+		    IS_ENABLED(CONFIG_RISCV))
 			KUNIT_EXPECT_EQ(test, tp->pre_arg, TEST_ARG);
 	} else {
 		KUNIT_EXPECT_EQ(test, tp->pre_mark, MARK_BEFORE);
@@ -1826,6 +1849,16 @@ static int count_big_batch_return(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/* The instances a registered kretprobe owns, whichever way it catches returns. */
+static void *kretprobe_pool_of(struct kretprobe *rp)
+{
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
+	return rp->rh;
+#else
+	return rp->rph;
+#endif
+}
+
 static void unregister_big_batch(void *rps)
 {
 	unregister_kretprobes(rps, BIG_BATCH);
@@ -1865,7 +1898,7 @@ static void unregister_kretprobes_big_batch(struct kunit *test)
 	kprobes_test_target(1);
 	KUNIT_EXPECT_EQ(test, big_batch_returns, BIG_BATCH);
 	for (i = 0; i < BIG_BATCH; i++)
-		if (big_batch[i].rph)
+		if (kretprobe_pool_of(&big_batch[i]))
 			break;
 	KUNIT_EXPECT_EQ_MSG(test, i, BIG_BATCH, "kretprobe %d kept its instances", i);
 	/* Really gone: the first of them registers again. */
