@@ -22,23 +22,28 @@ static struct kretprobe_instance *kretprobe_rethook_instance(struct rethook_node
 }
 NOKPROBE_SYMBOL(kretprobe_rethook_instance);
 
+/* No entry_handler, or one that lets this call be tracked. */
+static bool kretprobe_rethook_wanted(struct kretprobe *rp,
+				     struct rethook_node *node,
+				     struct pt_regs *regs)
+{
+	return !rp->entry_handler ||
+	       !rp->entry_handler(kretprobe_rethook_instance(node), regs);
+}
+NOKPROBE_SYMBOL(kretprobe_rethook_wanted);
+
 int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
-	struct rethook_node *node;
+	struct rethook_node *node = rethook_try_get(rp->rh);
 
-	node = rethook_try_get(rp->rh);
-	if (unlikely(!node)) {
+	if (unlikely(!node))
 		rp->nmissed++;
-		return 0;
-	}
-	if (rp->entry_handler &&
-	    rp->entry_handler(kretprobe_rethook_instance(node), regs)) {
+	else if (kretprobe_rethook_wanted(rp, node, regs))
+		/* At an ftrace site the return address is where mcount left it. */
+		rethook_hook(node, regs, kprobe_ftrace(p));
+	else
 		rethook_recycle(node);
-		return 0;
-	}
-	/* At an ftrace site the return address is where mcount left it. */
-	rethook_hook(node, regs, kprobe_ftrace(p));
 	return 0;
 }
 NOKPROBE_SYMBOL(kretprobe_entry);
