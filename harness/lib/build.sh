@@ -36,12 +36,15 @@ config_fragments() {
 
 # Every CONFIG_X=v line of the fragments must be in .config as written
 # ("is not set" for =n), or the build would silently test something else.
+# As in Kconfig, the last line for a symbol wins: an arch fragment may
+# override common.config where the arch cannot have what it asks for.
 check_config() {
 	local frag=$1 cfg=$2 bad=0 line sym val
 	while IFS= read -r line; do
 		case $line in CONFIG_*=*) ;; *) continue ;; esac
 		sym=${line%%=*}
 		val=${line#*=}
+		[ "$(grep "^$sym=" "$frag" | tail -n 1)" = "$line" ] || continue
 		if [ "$val" = n ]; then
 			grep -qx "$sym=.*" "$cfg" && { echo "  $sym should be off"; bad=1; }
 		else

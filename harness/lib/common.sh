@@ -130,6 +130,22 @@ KP_PACKAGES=(
 	"perl:perl"
 )
 
+# Only for a riscv64 guest (--arch riscv64): its cross compiler and libc
+# headers, and QEMU's riscv64 system (qemu-system-misc) with the OpenSBI
+# firmware that "-bios default" loads (qemu-system-data).
+KP_PACKAGES_RISCV64=(
+	"gcc-riscv64-linux-gnu:riscv64-linux-gnu-gcc"
+	"libc6-dev-riscv64-cross:/usr/riscv64-linux-gnu/include/stdio.h"
+	"qemu-system-misc:qemu-system-riscv64"
+	"qemu-system-data:/usr/share/qemu/opensbi-riscv64-generic-fw_dynamic.bin"
+)
+
+# arch_wanted ARCH: this run builds or boots ARCH.
+arch_wanted() {
+	case " ${KP_ARCHES:-} " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 have() {
 	case $1 in
 	/*) [ -e "$1" ] ;;
@@ -138,8 +154,9 @@ have() {
 }
 
 ensure_packages() {
-	local missing=() entry
-	for entry in "${KP_PACKAGES[@]}"; do
+	local missing=() entry wanted=("${KP_PACKAGES[@]}")
+	arch_wanted riscv64 && wanted+=("${KP_PACKAGES_RISCV64[@]}")
+	for entry in "${wanted[@]}"; do
 		have "${entry#*:}" || missing+=("${entry%%:*}")
 	done
 	((${#missing[@]} == 0)) && return 0
@@ -174,10 +191,52 @@ ensure_arm64_busybox() {
 	rm -rf "$dir.tmp"
 }
 
+# Debian 12 has no riscv64 port; Debian 13 (trixie) has, on the same
+# registry, signed by keys that Debian 12's debian-archive-keyring already
+# holds.  apt fetches and verifies it with a configuration of its own
+# (lists, cache and sources under $KP_WORK/apt-riscv64), so the host's
+# sources, lists and architectures stay as they are.
+KP_RISCV64_SUITE=trixie
+
+riscv64_apt() {
+	local d=$KP_WORK/apt-riscv64
+	apt-get -q -o Dir::State="$d/state" -o Dir::State::status="$d/state/status" \
+		-o Dir::Cache="$d/cache" -o Dir::Etc::SourceList="$d/sources.list" \
+		-o Dir::Etc::SourceParts="$d/empty" -o Dir::Etc::PreferencesParts="$d/empty" \
+		-o Dir::Etc::Preferences="$d/empty/none" \
+		-o APT::Architecture=riscv64 -o APT::Architectures=riscv64 \
+		-o Acquire::Languages=none "$@"
+}
+
+ensure_riscv64_busybox() {
+	local dir=$KP_WORK/busybox-riscv64 d=$KP_WORK/apt-riscv64 deb
+	[ -x "$dir/bin/busybox" ] && return 0
+	stage "fetching busybox-static for riscv64 from Debian $KP_RISCV64_SUITE"
+	rm -rf "$d" "$dir.tmp"
+	mkdir -p "$d/state/lists/partial" "$d/cache/archives/partial" "$d/empty" "$dir.tmp"
+	: >"$d/state/status"
+	echo "deb [arch=riscv64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+		"http://deb.debian.org/debian $KP_RISCV64_SUITE main" >"$d/sources.list"
+	riscv64_apt update >>"$KP_LOGS/apt.log" 2>&1 ||
+		die "apt-get update of Debian $KP_RISCV64_SUITE riscv64 failed (see $KP_LOGS/apt.log;" \
+			"debian-archive-keyring must hold the $KP_RISCV64_SUITE keys)"
+	(cd "$dir.tmp" && riscv64_apt download busybox-static) >>"$KP_LOGS/apt.log" 2>&1 ||
+		die "could not download busybox-static for riscv64 (see $KP_LOGS/apt.log)"
+	deb=$(ls "$dir.tmp"/busybox-static_*_riscv64.deb)
+	dpkg -x "$deb" "$dir.tmp/root"
+	# Debian 13 has merged /usr: the binary is in usr/bin there.
+	mkdir -p "$dir.tmp/bin"
+	mv "$dir.tmp/root/usr/bin/busybox" "$dir.tmp/bin/busybox" ||
+		die "busybox-static for riscv64 has no usr/bin/busybox ($deb)"
+	rm -rf "$dir" "$d" "$dir.tmp/root" "$dir.tmp"/*.deb
+	mv "$dir.tmp" "$dir"
+}
+
 busybox_for() {
 	case $1 in
 	x86_64) echo /bin/busybox ;;
 	arm64) echo "$KP_WORK/busybox-arm64/bin/busybox" ;;
+	riscv64) echo "$KP_WORK/busybox-riscv64/bin/busybox" ;;
 	esac
 }
 
@@ -195,6 +254,11 @@ arch_vars() {
 		KP_CROSS=aarch64-linux-gnu-
 		KP_IMAGE=arch/arm64/boot/Image
 		;;
-	*) die "unknown arch '$KP_ARCH' (x86_64 or arm64)" ;;
+	riscv64)
+		KP_KARCH=riscv
+		KP_CROSS=riscv64-linux-gnu-
+		KP_IMAGE=arch/riscv/boot/Image
+		;;
+	*) die "unknown arch '$KP_ARCH' (x86_64, arm64 or riscv64)" ;;
 	esac
 }

@@ -49,6 +49,14 @@ qemu_cmd() {
 			-kernel "$KP_BUILD_OUT/$KP_IMAGE"
 			-append "console=ttyAMA0 $append")
 		;;
+	riscv64)
+		# "-bios default" is the OpenSBI that qemu-system-data ships; it
+		# starts the kernel in S-mode and resets the machine for
+		# "reboot -f" (SBI SRST), which -no-reboot turns into an exit.
+		QEMU=(qemu-system-riscv64 -M virt -cpu rv64 -bios default
+			-kernel "$KP_BUILD_OUT/$KP_IMAGE"
+			-append "console=ttyS0 $append")
+		;;
 	esac
 	QEMU+=(-smp "${KP_SMP:-2}" -m "${KP_MEM:-1024}" -no-reboot
 		-initrd "$KP_BUILD_OUT/initramfs.cpio")

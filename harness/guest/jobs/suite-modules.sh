@@ -374,6 +374,7 @@ blacklist_published() {
 	bl=/sys/kernel/debug/kprobes/blacklist
 	case $(uname -m) in
 	x86_64) entry=entry_SYSCALL_64 ;;
+	riscv64) entry=handle_exception ;;
 	*) entry=el0t_64_sync ;;
 	esac
 	for sym in get_kprobe kprobe_busy_begin $entry; do
