@@ -53,9 +53,11 @@ qemu_cmd() {
 		# "-bios default" is the OpenSBI that qemu-system-data ships; it
 		# starts the kernel in S-mode and resets the machine for
 		# "reboot -f" (SBI SRST), which -no-reboot turns into an exit.
+		# earlycon (the UART the device tree names) shows a failure
+		# before the 8250 driver takes the console over.
 		QEMU=(qemu-system-riscv64 -M virt -cpu rv64 -bios default
 			-kernel "$KP_BUILD_OUT/$KP_IMAGE"
-			-append "console=ttyS0 $append")
+			-append "earlycon console=ttyS0 $append")
 		;;
 	esac
 	QEMU+=(-smp "${KP_SMP:-2}" -m "${KP_MEM:-1024}" -no-reboot
