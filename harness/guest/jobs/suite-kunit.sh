@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The in-tree KUnit suites, built as modules: the core's, and on x86 the
-# jump optimization cases (arch/x86/kernel/kprobes/kprobes_opt_kunit.c).
+# jump optimization cases (arch/x86/kernel/kprobes/kprobes_opt_kunit.c), on
+# arm64 the instruction class cases (arch/arm64/kernel/probes/kprobes_arm64_kunit.c).
 . /kp/lib.sh
 
 OPT=/proc/sys/debug/kprobes-optimization
@@ -20,4 +21,7 @@ else
 	else
 		say "ok 1 kprobes_opt_kunit # SKIP no jump optimization in this kernel (CONFIG_OPTPROBES=n)"
 	fi
+fi
+if [ -n "$(find /lib/modules -name kprobes_arm64_kunit.ko)" ]; then
+	kunit_module kprobes_arm64_kunit modprobe kprobes_arm64_kunit
 fi

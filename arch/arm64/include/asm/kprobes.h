@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * arm64 kprobes: breakpoint probes placed as BRK instructions.
+ *
+ * The core (include/linux/kprobes.h) includes this header; the debug
+ * exception code (arch/arm64/kernel/debug-monitors.c) calls the BRK
+ * handlers declared at the end.
+ */
+#ifndef __ASM_ARM64_KPROBES_H
+#define __ASM_ARM64_KPROBES_H
+
+#include <asm-generic/kprobes.h>
+
+#ifdef CONFIG_KPROBES
+#include <linux/types.h>
+#include <linux/ptrace.h>
+#include <linux/percpu.h>
+
+#define __ARCH_WANT_KPROBES_INSN_SLOT
+/* A slot holds the copied instruction and the BRK that follows it. */
+#define MAX_INSN_SIZE			2
+
+/* Slots are written through the text-patching code, which cleans them. */
+#define flush_insn_slot(p)		do { } while (0)
+#define kretprobe_blacklist_size	0
+
+#include <asm/probes.h>
+
+/*
+ * A probe hit while another probe's instruction is being run: what the
+ * outer probe needs back once the inner one is done.
+ */
+struct arm64_kprobe_outer {
+	struct kprobe *kp;
+	unsigned int status;
+	unsigned long daif;
+};
+
+/**
+ * struct kprobe_ctlblk - per-CPU state of the probe being handled
+ * @kprobe_status: KPROBE_HIT_* or KPROBE_REENTER
+ * @saved_daif: the probed context's DAIF bits while its instruction runs
+ *	from the slot with every exception masked
+ * @outer: the interrupted probe during a reentered hit
+ */
+struct kprobe_ctlblk {
+	unsigned int kprobe_status;
+	unsigned long saved_daif;
+	struct arm64_kprobe_outer outer;
+};
+
+void arch_remove_kprobe(struct kprobe *p);
+int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr);
+void __kretprobe_trampoline(void);
+unsigned long arm64_kretprobe_return(struct pt_regs *regs);
+
+#endif /* CONFIG_KPROBES */
+
+int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr);
+int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr);
+int kretprobe_brk_handler(struct pt_regs *regs, unsigned long esr);
+
+#endif /* __ASM_ARM64_KPROBES_H */

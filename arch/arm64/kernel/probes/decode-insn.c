@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The arm64 probe decoder, shared by kprobes and uprobes.
+ *
+ * Every A64 encoding falls in one of three classes:
+ *
+ *  - rejected: a probe there would break the code or could not be
+ *    handled: exclusive sequences, exception generation, state the BRK
+ *    and the step themselves change, and whatever is not known here;
+ *  - simulated: the instruction reads or writes the pc, so it cannot run
+ *    from a slot, and the BRK handler applies it to pt_regs instead
+ *    (branches, ADR/ADRP, literal loads, harmless hints);
+ *  - stepped: everything else runs unchanged from an out-of-line slot.
+ *
+ * The rules are a table, read top down, first match wins; the few
+ * classes that need more than a mask and a value have a helper.
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <kunit/visibility.h>
+
+#include <asm/insn.h>
+#include <asm/sysreg.h>
+
+#include "decode-insn.h"
+#include "simulate-insn.h"
+
+/* How a rule's verdict is refined by a helper, or changes for user space. */
+enum rule_kind {
+	RULE_PLAIN,		/* the class and handler as written */
+	RULE_PAC_BRANCH,	/* simulated in the kernel, system for users */
+	RULE_EXCL,		/* exclusive pair or CAS: see excl_verdict() */
+	RULE_HINT,		/* see hint_verdict() */
+	RULE_SYSREG,		/* MRS/MSR: see sysreg_verdict() */
+	RULE_LITERAL,		/* literal loads: see literal_verdict() */
+};
+
+struct probe_rule {
+	u32 mask;
+	u32 value;
+	u8 kind;
+	u8 class;
+	u8 reason;
+	probes_handler_t *handler;
+};
+
+#define SIM(m, v, h)	{ m, v, RULE_PLAIN, ARM64_PROBE_SIMULATED, 0, h }
+#define STEP(m, v)	{ m, v, RULE_PLAIN, ARM64_PROBE_STEPPED, 0, NULL }
+#define REJECT(m, v, r)	{ m, v, RULE_PLAIN, ARM64_PROBE_REJECTED, r, NULL }
+#define HELPER(m, v, k)	{ m, v, k, ARM64_PROBE_REJECTED, ARM64_PROBE_UNKNOWN, NULL }
+
+static const struct probe_rule probe_rules[] = {
+	/* Branches, exception generation, system instructions */
+	SIM(0xfc000000, 0x14000000, arm64_sim_b),		/* B */
+	SIM(0xfc000000, 0x94000000, arm64_sim_bl),		/* BL */
+	SIM(0xff000000, 0x54000000, arm64_sim_b_cond),		/* B.cond, BC.cond */
+	SIM(0x7e000000, 0x34000000, arm64_sim_cbz),		/* CBZ, CBNZ */
+	SIM(0x7e000000, 0x36000000, arm64_sim_tbz),		/* TBZ, TBNZ */
+	SIM(0xfffffc1f, 0xd61f0000, arm64_sim_br),		/* BR */
+	SIM(0xfffffc1f, 0xd63f0000, arm64_sim_br),		/* BLR */
+	SIM(0xfffffc1f, 0xd65f0000, arm64_sim_br),		/* RET */
+	{ 0xfffffbff, 0xd65f0bff, RULE_PAC_BRANCH, ARM64_PROBE_SIMULATED, 0,
+	  arm64_sim_br_auth },					/* RETAA, RETAB */
+	{ 0xffdff81f, 0xd61f081f, RULE_PAC_BRANCH, ARM64_PROBE_SIMULATED, 0,
+	  arm64_sim_br_auth },			/* BRAAZ, BRABZ, BLRAAZ, BLRABZ */
+	{ 0xffdff800, 0xd71f0800, RULE_PAC_BRANCH, ARM64_PROBE_SIMULATED, 0,
+	  arm64_sim_br_auth },					/* BRAA, BRAB, BLRAA, BLRAB */
+	REJECT(0xfe000000, 0xd6000000, ARM64_PROBE_EXCEPTION),	/* ERET*, DRPS, others */
+	REJECT(0xff000000, 0xd4000000, ARM64_PROBE_EXCEPTION),	/* SVC, HVC, SMC, BRK, HLT, DCPS */
+	HELPER(0xfffff01f, 0xd503201f, RULE_HINT),		/* HINT space */
+	STEP(0xfffff01f, 0xd503301f),				/* CLREX, DSB, DMB, ISB, SB */
+	REJECT(0xfff8f01f, 0xd500401f, ARM64_PROBE_SYSTEM),	/* MSR (immediate): PSTATE */
+	STEP(0xffd80000, 0xd5080000),				/* SYS, SYSL: DC, IC, TLBI, AT */
+	HELPER(0xffd00000, 0xd5100000, RULE_SYSREG),		/* MRS, MSR (register) */
+
+	/* Data processing, immediate */
+	SIM(0x9f000000, 0x10000000, arm64_sim_adr),		/* ADR */
+	SIM(0x9f000000, 0x90000000, arm64_sim_adr),		/* ADRP */
+	STEP(0x1c000000, 0x10000000),				/* ADD, MOVZ, BFM, ... */
+
+	/* Loads and stores */
+	HELPER(0x3b000000, 0x18000000, RULE_LITERAL),		/* LDR (literal) and kin */
+	HELPER(0x3f000000, 0x08000000, RULE_EXCL),		/* exclusives, LDAR, CAS */
+	REJECT(0x3b200c00, 0x19000400, ARM64_PROBE_EXCLUSIVE),	/* CPY*, SET* (a triple) */
+	STEP(0x0a000000, 0x08000000),				/* every other load/store */
+
+	/* Data processing, register and SIMD/FP; SVE */
+	STEP(0x0e000000, 0x0a000000),
+	STEP(0x0e000000, 0x0e000000),
+	STEP(0x1e000000, 0x04000000),
+};
+
+static struct arm64_probe_verdict verdict(enum arm64_probe_class class,
+					  enum arm64_probe_reason reason)
+{
+	return (struct arm64_probe_verdict){ .class = class, .reason = reason };
+}
+
+#define REJECTED(r)	verdict(ARM64_PROBE_REJECTED, r)
+#define STEPPED()	verdict(ARM64_PROBE_STEPPED, ARM64_PROBE_OK)
+#define SIMULATED()	verdict(ARM64_PROBE_SIMULATED, ARM64_PROBE_OK)
+
+/*
+ * Bits 23 (o2), 21 (o1) and 31 tell the exclusives (LDXR, STXR, LDAXP,
+ * ...) from the ordered accesses (LDAR, STLR) and compare-and-swap
+ * (CAS, CASP) that share the group.  An exclusive store must follow its
+ * load without an exception in between, or it fails forever.
+ */
+static struct arm64_probe_verdict excl_verdict(u32 insn)
+{
+	bool o2 = insn & BIT(23), o1 = insn & BIT(21), wide = insn & BIT(31);
+
+	if (!o2 && (!o1 || wide))
+		return REJECTED(ARM64_PROBE_EXCLUSIVE);
+	return STEPPED();
+}
+
+/* The HINT number, CRm:op2. */
+#define HINT_NR(insn)	(((insn) >> 5) & 0x7f)
+
+static struct arm64_probe_verdict hint_verdict(u32 insn,
+					       struct arch_probe_insn *api,
+					       int where)
+{
+	unsigned int nr = HINT_NR(insn);
+
+	switch (nr) {
+	case 0x00:			/* NOP */
+	case 0x01:			/* YIELD */
+	case 0x20: case 0x22:		/* BTI, BTI c */
+	case 0x24: case 0x26:		/* BTI j, BTI jc */
+		api->handler = arm64_sim_nop;
+		return SIMULATED();
+	case 0x18 ... 0x1f:		/* PACIAZ ... AUTIBSP: x30 with key A/B */
+		if (where == ARM64_PROBE_USER)
+			return STEPPED();	/* the user's keys are not loaded */
+		api->handler = arm64_sim_pac_hint;
+		return SIMULATED();
+	case 0x02: case 0x03:		/* WFE, WFI */
+	case 0x04: case 0x05:		/* SEV, SEVL */
+	case 0x07:			/* XPACLRI */
+	case 0x08: case 0x0a:		/* PACIA1716, PACIB1716 */
+	case 0x0c: case 0x0e:		/* AUTIA1716, AUTIB1716 */
+	case 0x10: case 0x11:		/* ESB, PSB CSYNC */
+	case 0x12: case 0x14:		/* TSB CSYNC, CSDB */
+	case 0x16:			/* CLRBHB */
+		return STEPPED();
+	default:
+		/* Future hints may read the pc or change PSTATE. */
+		return REJECTED(ARM64_PROBE_HINT);
+	}
+}
+
+/*
+ * System registers a stepped MRS would read wrong: the BRK exception
+ * overwrites the exception registers, and the step runs with DAIF and
+ * the debug state of the handler, not of the probed code.
+ */
+static const u32 sysreg_clobbered[] = {
+	SYS_ELR_EL1, SYS_SPSR_EL1, SYS_ESR_EL1, SYS_FAR_EL1,
+	SYS_MDSCR_EL1, sys_reg(3, 3, 4, 2, 1) /* DAIF */,
+};
+
+static struct arm64_probe_verdict sysreg_verdict(u32 insn)
+{
+	u32 reg = insn & GENMASK(20, 5);
+	int i;
+
+	/* Writes: the step's exception return would undo or trip on them. */
+	if (!(insn & BIT(21)))
+		return REJECTED(ARM64_PROBE_SYSTEM);
+	for (i = 0; i < ARRAY_SIZE(sysreg_clobbered); i++)
+		if (reg == sysreg_clobbered[i])
+			return REJECTED(ARM64_PROBE_SYSTEM);
+	return STEPPED();
+}
+
+/*
+ * opc (bits 31:30) and V (bit 26): LDR Wt, LDR Xt, LDRSW, PRFM; LDR St,
+ * Dt, Qt.  The simulation reads kernel memory, so user space gets none.
+ */
+static struct arm64_probe_verdict literal_verdict(u32 insn,
+						  struct arch_probe_insn *api,
+						  int where)
+{
+	unsigned int opc = insn >> 30;
+	bool fp = insn & BIT(26);
+
+	if (fp && opc == 3)
+		return REJECTED(ARM64_PROBE_UNKNOWN);
+	if (where == ARM64_PROBE_USER)
+		return REJECTED(ARM64_PROBE_PC_RELATIVE);
+	if (fp)
+		api->handler = arm64_sim_ldr_lit_fp;
+	else if (opc == 3)
+		api->handler = arm64_sim_nop;	/* a prefetch changes nothing */
+	else
+		api->handler = arm64_sim_ldr_lit;
+	return SIMULATED();
+}
+
+/**
+ * arm_probe_decode_insn() - classify one instruction for a probe
+ * @insn: the instruction
+ * @api: filled in with the simulation routine, if any
+ * @where: ARM64_PROBE_KERNEL or ARM64_PROBE_USER
+ *
+ * Looks at the instruction alone; kprobes add the check of its
+ * surroundings (arm_kprobe_decode_insn()).
+ *
+ * Return: the class, and for a rejected instruction the reason.
+ */
+struct arm64_probe_verdict arm_probe_decode_insn(probe_opcode_t insn,
+						 struct arch_probe_insn *api,
+						 int where)
+{
+	const struct probe_rule *r;
+
+	api->handler = NULL;
+	for (r = probe_rules; r < probe_rules + ARRAY_SIZE(probe_rules); r++) {
+		if ((insn & r->mask) != r->value)
+			continue;
+		switch (r->kind) {
+		case RULE_EXCL:
+			return excl_verdict(insn);
+		case RULE_HINT:
+			return hint_verdict(insn, api, where);
+		case RULE_SYSREG:
+			return sysreg_verdict(insn);
+		case RULE_LITERAL:
+			return literal_verdict(insn, api, where);
+		case RULE_PAC_BRANCH:
+			if (where == ARM64_PROBE_USER)
+				return REJECTED(ARM64_PROBE_SYSTEM);
+			break;
+		}
+		api->handler = r->handler;
+		return verdict(r->class, r->reason);
+	}
+	return REJECTED(ARM64_PROBE_UNKNOWN);
+}
+EXPORT_SYMBOL_IF_KUNIT(arm_probe_decode_insn);
+
+/**
+ * arm64_probe_reason_str() - a rejection reason, for the kernel log
+ * @reason: the decoder's reason
+ *
+ * Return: a short English phrase.
+ */
+const char *arm64_probe_reason_str(enum arm64_probe_reason reason)
+{
+	switch (reason) {
+	case ARM64_PROBE_OK:
+		return "accepted";
+	case ARM64_PROBE_EXCLUSIVE:
+		return "inside an exclusive load/store or memory copy sequence";
+	case ARM64_PROBE_PC_RELATIVE:
+		return "reads the pc and is not simulated";
+	case ARM64_PROBE_EXCEPTION:
+		return "generates or returns from an exception";
+	case ARM64_PROBE_SYSTEM:
+		return "touches processor state the breakpoint changes";
+	case ARM64_PROBE_HINT:
+		return "a hint not known to be safe";
+	case ARM64_PROBE_UNKNOWN:
+	default:
+		return "an instruction the decoder does not know";
+	}
+}
+
+/**
+ * arm64_probe_reason_errno() - the error a rejection returns
+ * @reason: the decoder's reason
+ *
+ * Every rejection is -EINVAL, as it always was on arm64: tools and users
+ * key on that errno.  The reason goes to the kernel log instead.
+ *
+ * Return: -EINVAL, or 0 for ARM64_PROBE_OK.
+ */
+int arm64_probe_reason_errno(enum arm64_probe_reason reason)
+{
+	return reason == ARM64_PROBE_OK ? 0 : -EINVAL;
+}
+
+#ifdef CONFIG_KPROBES
+/*
+ * ARM recommends at most 128 bytes between an exclusive load and its
+ * store: look that far back, never before the start of the function.
+ */
+#define EXCL_WINDOW	(128 / AARCH64_INSN_SIZE)
+
+static bool is_excl_load(u32 insn)
+{
+	return (insn & 0x3f400000) == 0x08400000 &&
+	       excl_verdict(insn).class == ARM64_PROBE_REJECTED;
+}
+
+static bool is_excl_store(u32 insn)
+{
+	return (insn & 0x3f400000) == 0x08000000 &&
+	       excl_verdict(insn).class == ARM64_PROBE_REJECTED;
+}
+
+/*
+ * True when @addr follows an exclusive load whose store has not come yet.
+ * Other probes' BRKs in the window stand for instructions that are not
+ * exclusives (those are never probed), so they end nothing.
+ */
+static bool in_exclusive_sequence(kprobe_opcode_t *addr)
+{
+	unsigned long size, offset;
+	int back, i;
+
+	if (!kallsyms_lookup_size_offset((unsigned long)addr, &size, &offset))
+		return false;
+	back = min_t(unsigned long, offset / AARCH64_INSN_SIZE, EXCL_WINDOW);
+	for (i = 1; i <= back; i++) {
+		u32 insn = le32_to_cpu(addr[-i]);
+
+		if (is_excl_store(insn))
+			return false;
+		if (is_excl_load(insn))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * arm_kprobe_decode_insn() - classify a kernel instruction for a kprobe
+ * @addr: where it is
+ * @asi: filled in with the simulation routine, if any
+ *
+ * Adds to arm_probe_decode_insn() the check of the instructions before
+ * @addr: one inside an exclusive sequence is rejected too.
+ *
+ * Return: the class, and for a rejected instruction the reason.
+ */
+struct arm64_probe_verdict arm_kprobe_decode_insn(kprobe_opcode_t *addr,
+						  struct arch_specific_insn *asi)
+{
+	struct arm64_probe_verdict v;
+
+	v = arm_probe_decode_insn(le32_to_cpu(*addr), &asi->api,
+				  ARM64_PROBE_KERNEL);
+	if (v.class != ARM64_PROBE_REJECTED && in_exclusive_sequence(addr))
+		v = REJECTED(ARM64_PROBE_EXCLUSIVE);
+	return v;
+}
+EXPORT_SYMBOL_IF_KUNIT(arm_kprobe_decode_insn);
+#endif /* CONFIG_KPROBES */

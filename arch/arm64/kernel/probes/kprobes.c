@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * arm64 kprobes: BRK breakpoints, simulation and out-of-line steps.
+ *
+ * A probe replaces its instruction with BRK #KPROBES_BRK_IMM.  On a hit
+ * the handlers run in the debug exception, with every exception masked,
+ * and the instruction is then run in one of two ways (decode-insn.c):
+ *
+ *  - simulated: the routine applies it to pt_regs and the post_handler
+ *    runs at once; one exception per hit;
+ *  - stepped: the probed context resumes, still fully masked, at a slot
+ *    holding the instruction followed by BRK #KPROBES_BRK_SS_IMM; that
+ *    second BRK brings us back, the pc goes to the instruction after the
+ *    probe, DAIF gets its value back and the post_handler runs.
+ *
+ * A probe hit while a handler runs or while an instruction is stepped
+ * (a reentered hit) runs no handler and is counted in nmissed; its
+ * instruction is still run, and the interrupted probe is resumed after.
+ *
+ * kretprobes return through __kretprobe_trampoline (kprobes_trampoline.S),
+ * which builds a pt_regs and calls arm64_kretprobe_return().
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/extable.h>
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <linux/sched/debug.h>
+
+#include <asm/daifflags.h>
+#include <asm/debug-monitors.h>
+#include <asm/insn.h>
+#include <asm/patching.h>
+#include <asm/ptrace.h>
+#include <asm/sections.h>
+#include <asm/virt.h>
+
+#include "decode-insn.h"
+
+DEFINE_PER_CPU(struct kprobe *, current_kprobe);
+DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
+
+/* Where the step ends: the BRK after the copied instruction. */
+static kprobe_opcode_t *slot_end(struct kprobe *p)
+{
+	return p->ainsn.api.insn + 1;
+}
+
+static int prepare_slot(struct kprobe *p)
+{
+	kprobe_opcode_t *slot = get_insn_slot();
+	int ret;
+
+	if (!slot)
+		return -ENOMEM;
+	/*
+	 * The slot is not live yet: no other CPU can run it before the
+	 * probe's BRK is written, and the exception taken on that BRK
+	 * synchronizes this CPU's instruction stream with the slot.
+	 */
+	ret = aarch64_insn_patch_text_nosync(slot, p->opcode);
+	if (!ret)
+		ret = aarch64_insn_patch_text_nosync(slot + 1,
+						     BRK64_OPCODE_KPROBES_SS);
+	if (ret) {
+		free_insn_slot(slot, 0);
+		return ret;
+	}
+	p->ainsn.api.insn = slot;
+	return 0;
+}
+
+/**
+ * arch_prepare_kprobe() - decide how a probed instruction will run
+ * @p: the probe, with @p->addr set
+ *
+ * Return: 0; -EINVAL for a misaligned address or a rejected instruction
+ * (the reason is logged); -ENOMEM when no slot is left.
+ */
+int arch_prepare_kprobe(struct kprobe *p)
+{
+	struct arm64_probe_verdict v;
+
+	if (!IS_ALIGNED((unsigned long)p->addr, AARCH64_INSN_SIZE))
+		return -EINVAL;
+
+	p->opcode = le32_to_cpu(*p->addr);
+	p->ainsn.api.insn = NULL;
+	v = arm_kprobe_decode_insn(p->addr, &p->ainsn);
+	switch (v.class) {
+	case ARM64_PROBE_SIMULATED:
+		return 0;
+	case ARM64_PROBE_STEPPED:
+		return prepare_slot(p);
+	case ARM64_PROBE_REJECTED:
+	default:
+		pr_info("%pS: %08x %s, not probed\n", p->addr, p->opcode,
+			arm64_probe_reason_str(v.reason));
+		return arm64_probe_reason_errno(v.reason);
+	}
+}
+
+static void patch_one(kprobe_opcode_t *addr, u32 insn)
+{
+	void *where = addr;
+
+	/*
+	 * Through stop_machine(): the probed instruction may be anything,
+	 * and the architecture allows a concurrent change only between a
+	 * few kinds.
+	 */
+	aarch64_insn_patch_text(&where, &insn, 1);
+}
+
+/**
+ * arch_arm_kprobe() - write the probe's BRK
+ * @p: the prepared probe
+ */
+void arch_arm_kprobe(struct kprobe *p)
+{
+	patch_one(p->addr, BRK64_OPCODE_KPROBES);
+}
+
+/**
+ * arch_disarm_kprobe() - put the original instruction back
+ * @p: the armed probe
+ */
+void arch_disarm_kprobe(struct kprobe *p)
+{
+	patch_one(p->addr, p->opcode);
+}
+
+/**
+ * arch_remove_kprobe() - release what arch_prepare_kprobe() took
+ * @p: the disarmed probe
+ */
+void arch_remove_kprobe(struct kprobe *p)
+{
+	if (!p->ainsn.api.insn)
+		return;
+	free_insn_slot(p->ainsn.api.insn, 0);
+	p->ainsn.api.insn = NULL;
+}
+
+/* The post_handler, once the instruction has run; ends the hit. */
+static void finish_hit(struct kprobe *p, struct kprobe_ctlblk *kcb,
+		       struct pt_regs *regs)
+{
+	if (kcb->kprobe_status == KPROBE_REENTER) {
+		__this_cpu_write(current_kprobe, kcb->outer.kp);
+		kcb->kprobe_status = kcb->outer.status;
+		kcb->saved_daif = kcb->outer.daif;
+		return;
+	}
+	if (p->post_handler) {
+		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		p->post_handler(p, regs, 0);
+	}
+	reset_current_kprobe();
+}
+NOKPROBE_SYMBOL(finish_hit);
+
+/*
+ * Run the probed instruction: at once when it is simulated, otherwise
+ * by resuming at its slot with every exception masked, so that the
+ * per-CPU state stays ours until the step's BRK comes back.
+ */
+static void run_insn(struct kprobe *p, struct kprobe_ctlblk *kcb,
+		     struct pt_regs *regs)
+{
+	if (p->ainsn.api.handler) {
+		p->ainsn.api.handler(p->opcode, (long)p->addr, regs);
+		finish_hit(p, kcb, regs);
+		return;
+	}
+	if (kcb->kprobe_status != KPROBE_REENTER)
+		kcb->kprobe_status = KPROBE_HIT_SS;
+	kcb->saved_daif = regs->pstate & DAIF_MASK;
+	regs->pstate |= DAIF_MASK;
+	regs->pstate &= ~PSR_BTYPE_MASK;
+	instruction_pointer_set(regs, (unsigned long)p->ainsn.api.insn);
+}
+NOKPROBE_SYMBOL(run_insn);
+
+/*
+ * A hit on this CPU while another probe's handler or step is in
+ * progress.  Only the instruction runs; the outer probe is parked in
+ * kcb->outer.  A hit while a reentered one is stepped would mean a probe
+ * inside the step itself, which the blacklist excludes.
+ */
+static bool reenter(struct kprobe *p, struct kprobe_ctlblk *kcb,
+		    struct pt_regs *regs)
+{
+	if (kcb->kprobe_status == KPROBE_REENTER) {
+		pr_err("probe at %pS hit while another reentered probe runs\n",
+		       p->addr);
+		dump_kprobe(p);
+		return false;
+	}
+	kprobes_inc_nmissed_count(p);
+	kcb->outer.kp = kprobe_running();
+	kcb->outer.status = kcb->kprobe_status;
+	kcb->outer.daif = kcb->saved_daif;
+	__this_cpu_write(current_kprobe, p);
+	kcb->kprobe_status = KPROBE_REENTER;
+	run_insn(p, kcb, regs);
+	return true;
+}
+NOKPROBE_SYMBOL(reenter);
+
+/**
+ * kprobe_brk_handler() - a kprobe's BRK was hit
+ * @regs: the probed context
+ * @esr: the exception syndrome
+ *
+ * Called by the debug exception code for BRK #KPROBES_BRK_IMM.
+ *
+ * Return: DBG_HOOK_HANDLED, or DBG_HOOK_ERROR when no probe owns it.
+ */
+int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
+{
+	kprobe_opcode_t *addr = (kprobe_opcode_t *)instruction_pointer(regs);
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *p = get_kprobe(addr);
+
+	if (!p) {
+		/* Removed meanwhile: run whatever is there now. */
+		if (le32_to_cpu(READ_ONCE(*addr)) != BRK64_OPCODE_KPROBES)
+			return DBG_HOOK_HANDLED;
+		return DBG_HOOK_ERROR;
+	}
+
+	if (kprobe_running())
+		return reenter(p, kcb, regs) ? DBG_HOOK_HANDLED : DBG_HOOK_ERROR;
+
+	__this_cpu_write(current_kprobe, p);
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	if (p->pre_handler && p->pre_handler(p, regs)) {
+		/* The handler moved the pc: the instruction is skipped. */
+		reset_current_kprobe();
+		return DBG_HOOK_HANDLED;
+	}
+	run_insn(p, kcb, regs);
+	return DBG_HOOK_HANDLED;
+}
+NOKPROBE_SYMBOL(kprobe_brk_handler);
+
+/**
+ * kprobe_ss_brk_handler() - the BRK that ends an out-of-line step
+ * @regs: the probed context, at the slot's second word
+ * @esr: the exception syndrome
+ *
+ * Return: DBG_HOOK_HANDLED, or DBG_HOOK_ERROR when no step was expected
+ * there.
+ */
+int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *p = kprobe_running();
+
+	if (!p || !(kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) ||
+	    instruction_pointer(regs) != (unsigned long)slot_end(p))
+		return DBG_HOOK_ERROR;
+
+	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
+	instruction_pointer_set(regs, (unsigned long)(p->addr + 1));
+	finish_hit(p, kcb, regs);
+	return DBG_HOOK_HANDLED;
+}
+NOKPROBE_SYMBOL(kprobe_ss_brk_handler);
+
+/**
+ * kretprobe_brk_handler() - BRK #KRETPROBES_BRK_IMM
+ * @regs: the context
+ * @esr: the exception syndrome
+ *
+ * Our return trampoline does not trap, so no such BRK is ours.
+ *
+ * Return: DBG_HOOK_ERROR.
+ */
+int kretprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
+{
+	return DBG_HOOK_ERROR;
+}
+NOKPROBE_SYMBOL(kretprobe_brk_handler);
+
+/**
+ * kprobe_fault_handler() - a fault while a kprobe is being handled
+ * @regs: the faulting context
+ * @fsr: the fault status
+ *
+ * A fault in the stepped instruction is the probed code's fault: the pc
+ * goes back to the probe address, DAIF to the probed context's, and the
+ * probe is over, so that the fault is handled, or fixed up through the
+ * probed instruction's exception table entry, as if no probe were there.
+ * A fault in a handler is the handler's own.
+ *
+ * Return: 0, the fault still has to be handled.
+ */
+int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe *p = kprobe_running();
+	unsigned long pc = instruction_pointer(regs);
+
+	if (!p || !p->ainsn.api.insn || pc != (unsigned long)p->ainsn.api.insn)
+		return 0;
+	if (kcb->kprobe_status != KPROBE_HIT_SS &&
+	    kcb->kprobe_status != KPROBE_REENTER)
+		return 0;
+
+	instruction_pointer_set(regs, (unsigned long)p->addr);
+	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
+	if (kcb->kprobe_status == KPROBE_REENTER) {
+		__this_cpu_write(current_kprobe, kcb->outer.kp);
+		kcb->kprobe_status = kcb->outer.status;
+		kcb->saved_daif = kcb->outer.daif;
+		return 0;
+	}
+	reset_current_kprobe();
+	/*
+	 * The fault entry gave this CPU the step's DAIF; the rest of the
+	 * fault handling (which may sleep for a user access) runs with the
+	 * probed context's, as it would have without the probe.
+	 */
+	local_daif_restore(kcb->saved_daif);
+	return 0;
+}
+NOKPROBE_SYMBOL(kprobe_fault_handler);
+
+/**
+ * arch_populate_kprobe_blacklist() - arm64 text that must never trap
+ *
+ * Entry and exception text, the hypervisor text and the identity-mapped
+ * text (which may run with the MMU off, where no BRK can be handled).
+ *
+ * Return: 0 or the error from adding a range.
+ */
+int __init arch_populate_kprobe_blacklist(void)
+{
+	static const struct {
+		const char *start, *end;
+	} areas[] = {
+		{ __entry_text_start, __entry_text_end },
+		{ __irqentry_text_start, __irqentry_text_end },
+		{ __idmap_text_start, __idmap_text_end },
+		{ __hyp_text_start, __hyp_text_end },
+		{ __hyp_idmap_text_start, __hyp_idmap_text_end },
+	};
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(areas); i++) {
+		ret = kprobe_add_area_blacklist((unsigned long)areas[i].start,
+						(unsigned long)areas[i].end);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * arch_init_kprobes() - arm64 setup at boot
+ *
+ * The BRK handlers are called from the debug exception code directly.
+ *
+ * Return: 0.
+ */
+int __init arch_init_kprobes(void)
+{
+	return 0;
+}
+
+/**
+ * arch_trampoline_kprobe() - whether @p is the return trampoline's probe
+ * @p: a probe
+ *
+ * The trampoline has no probe on arm64.
+ *
+ * Return: 0.
+ */
+int arch_trampoline_kprobe(struct kprobe *p)
+{
+	return 0;
+}
+
+#ifdef CONFIG_KRETPROBES
+/**
+ * arch_prepare_kretprobe() - divert a function's return to the trampoline
+ * @ri: the instance for this call
+ * @regs: the registers at the function's entry probe
+ *
+ * The return address is in x30 at entry; x29 still holds the caller's
+ * frame pointer, which the function restores before it returns and which
+ * identifies the frame at the trampoline and in stack walks.
+ */
+void arch_prepare_kretprobe(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	ri->ret_addr = (kprobe_opcode_t *)regs->regs[30];
+	ri->fp = (void *)regs->regs[29];
+	regs->regs[30] = (unsigned long)__kretprobe_trampoline;
+}
+NOKPROBE_SYMBOL(arch_prepare_kretprobe);
+
+/**
+ * arch_kretprobe_fixup_return() - show the real caller in the frame record
+ * @regs: the trampoline's registers
+ * @correct_ret_addr: the real return address
+ *
+ * The trampoline's frame record, in @regs->stackframe, names the
+ * trampoline until now; from here on a stack walk finds the caller in it.
+ */
+void arch_kretprobe_fixup_return(struct pt_regs *regs,
+				 kprobe_opcode_t *correct_ret_addr)
+{
+	regs->stackframe[1] = (u64)correct_ret_addr;
+}
+NOKPROBE_SYMBOL(arch_kretprobe_fixup_return);
+
+/**
+ * arm64_kretprobe_return() - the C half of __kretprobe_trampoline
+ * @regs: the registers at the return, built by the trampoline
+ *
+ * Return: the address to return to.
+ */
+unsigned long arm64_kretprobe_return(struct pt_regs *regs)
+{
+	return kretprobe_trampoline_handler(regs, (void *)regs->regs[29]);
+}
+NOKPROBE_SYMBOL(arm64_kretprobe_return);
+#endif /* CONFIG_KRETPROBES */

@@ -1,0 +1,761 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit cases for the arm64 probe classes: the decoder on single
+ * encodings, and live probes on functions written in assembly for them,
+ * one case per class and instruction kind.
+ *
+ * Probe points inside the functions are local labels, so that kallsyms
+ * still sees one function each; their offsets from kpa_text are kept in
+ * kpa_off[].
+ */
+#include <kunit/test.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+
+#include <asm/cpufeature.h>
+#include <asm/neon.h>
+#include <asm/simd.h>
+
+#include "decode-insn.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+enum {
+	KPA_B, KPA_B_TGT,		/* B forward */
+	KPA_BL, KPA_LEAF,		/* BL kpa_leaf */
+	KPA_BCOND, KPA_BCOND_TGT,	/* B.EQ */
+	KPA_CBNZ, KPA_CBNZ_TGT,		/* CBNZ w0 */
+	KPA_TBNZ, KPA_TBNZ_TGT,		/* TBNZ x0, #33 */
+	KPA_BR, KPA_BR_TGT,		/* BR x1 */
+	KPA_BLR,			/* BLR x1 (to kpa_leaf) */
+	KPA_RET,			/* RET */
+	KPA_RETAA,			/* RETAA */
+	KPA_PACI, KPA_AUTI,		/* PACIASP, AUTIASP */
+	KPA_ADR, KPA_ADRP,		/* ADR x0, kpa_text; ADRP x0, . */
+	KPA_LDR_X, KPA_LDR_W, KPA_LDRSW,
+	KPA_LDR_Q, KPA_LDR_S,
+	KPA_NOP, KPA_BTI, KPA_PRFM,
+	KPA_ADD, KPA_LOAD, KPA_MRS,	/* stepped */
+	KPA_LDXR, KPA_EXCL_MID, KPA_STXR, KPA_AFTER_EXCL,
+	KPA_SVC, KPA_BRK, KPA_MSR_DAIF, KPA_MRS_DAIF, KPA_MSR_REG,
+	KPA_HINT_UNK, KPA_UDF,
+	KPA_NR
+};
+
+extern const s32 kpa_off[KPA_NR];
+extern char kpa_text[];
+u64 kpa_b(u64 x);		/* x + 1 */
+u64 kpa_bl(u64 x);		/* x + 3 */
+u64 kpa_bcond(u64 x);		/* x == 5 */
+u64 kpa_cbnz(u64 x);		/* (u32)x != 0 */
+u64 kpa_tbnz(u64 x);		/* bit 33 of x */
+u64 kpa_br(u64 x);		/* 5 */
+u64 kpa_blr(u64 x);		/* x + 3 */
+u64 kpa_ret(u64 x);		/* 11 */
+u64 kpa_retaa(u64 x);		/* 21 */
+u64 kpa_pac(u64 x, u64 *signed_x);	/* x, and x signed with key A, SP */
+u64 kpa_adr(void);		/* kpa_text */
+u64 kpa_adrp(void);		/* the page of the ADRP */
+u64 kpa_ldr_x(void);
+u64 kpa_ldr_w(void);
+u64 kpa_ldrsw(void);
+void kpa_ldr_q(void *out);	/* 32 bytes: q0, then q1 from LDR S */
+u64 kpa_hints(u64 x);		/* NOP, BTI, PRFM: x */
+u64 kpa_step(const u64 *p);	/* *p + 5 */
+u64 kpa_mrs(void);		/* current */
+u64 kpa_excl(u64 *p);		/* ++*p */
+void kpa_rejects(void);		/* never called */
+
+#define LIT64	0x1122334455667788ull
+#define LIT32	0x89abcdefu
+
+asm(".pushsection .text, \"ax\"\n"
+	".balign 16\n"
+	"kpa_text:\n"
+
+	"kpa_b:\n\t"
+	"hint #34\n"
+	".Lb: b .Lb_t\n\t"
+	"mov x0, #99\n"
+	".Lb_t: add x0, x0, #1\n\t"
+	"ret\n"
+	".type kpa_b, %function\n.size kpa_b, . - kpa_b\n"
+
+	"kpa_leaf:\n\t"
+	"hint #34\n\t"
+	"add x0, x0, #3\n\t"
+	"ret\n"
+	".type kpa_leaf, %function\n.size kpa_leaf, . - kpa_leaf\n"
+
+	"kpa_bl:\n\t"
+	"hint #34\n\t"
+	"mov x9, x30\n"
+	".Lbl: bl kpa_leaf\n\t"
+	"mov x30, x9\n\t"
+	"ret\n"
+	".type kpa_bl, %function\n.size kpa_bl, . - kpa_bl\n"
+
+	"kpa_bcond:\n\t"
+	"hint #34\n\t"
+	"cmp x0, #5\n"
+	".Lbcond: b.eq .Lbcond_t\n\t"
+	"mov x0, #0\n\t"
+	"ret\n"
+	".Lbcond_t: mov x0, #1\n\t"
+	"ret\n"
+	".type kpa_bcond, %function\n.size kpa_bcond, . - kpa_bcond\n"
+
+	"kpa_cbnz:\n\t"
+	"hint #34\n"
+	".Lcbnz: cbnz w0, .Lcbnz_t\n\t"
+	"mov x0, #0\n\t"
+	"ret\n"
+	".Lcbnz_t: mov x0, #1\n\t"
+	"ret\n"
+	".type kpa_cbnz, %function\n.size kpa_cbnz, . - kpa_cbnz\n"
+
+	"kpa_tbnz:\n\t"
+	"hint #34\n"
+	".Ltbnz: tbnz x0, #33, .Ltbnz_t\n\t"
+	"mov x0, #0\n\t"
+	"ret\n"
+	".Ltbnz_t: mov x0, #1\n\t"
+	"ret\n"
+	".type kpa_tbnz, %function\n.size kpa_tbnz, . - kpa_tbnz\n"
+
+	"kpa_br:\n\t"
+	"hint #34\n\t"
+	"adr x1, .Lbr_t\n"
+	".Lbr: br x1\n\t"
+	"mov x0, #0\n\t"
+	"ret\n"
+	".Lbr_t: hint #36\n\t"
+	"mov x0, #5\n\t"
+	"ret\n"
+	".type kpa_br, %function\n.size kpa_br, . - kpa_br\n"
+
+	"kpa_blr:\n\t"
+	"hint #34\n\t"
+	"mov x9, x30\n\t"
+	"adr x1, kpa_leaf\n"
+	".Lblr: blr x1\n\t"
+	"mov x30, x9\n\t"
+	"ret\n"
+	".type kpa_blr, %function\n.size kpa_blr, . - kpa_blr\n"
+
+	"kpa_ret:\n\t"
+	"hint #34\n\t"
+	"mov x0, #11\n"
+	".Lret: ret\n"
+	".type kpa_ret, %function\n.size kpa_ret, . - kpa_ret\n"
+
+	"kpa_retaa:\n\t"
+	"hint #25\n\t"			/* PACIASP */
+	"mov x0, #21\n"
+	".Lretaa: .inst 0xd65f0bff\n"	/* RETAA */
+	".type kpa_retaa, %function\n.size kpa_retaa, . - kpa_retaa\n"
+
+	"kpa_pac:\n\t"
+	"hint #34\n\t"
+	"mov x9, x30\n\t"
+	"mov x30, x0\n"
+	".Lpaci: hint #25\n\t"		/* PACIASP */
+	"str x30, [x1]\n"
+	".Lauti: hint #29\n\t"		/* AUTIASP */
+	"mov x0, x30\n\t"
+	"mov x30, x9\n\t"
+	"ret\n"
+	".type kpa_pac, %function\n.size kpa_pac, . - kpa_pac\n"
+
+	"kpa_adr:\n\t"
+	"hint #34\n"
+	".Ladr: adr x0, kpa_text\n\t"
+	"ret\n"
+	".type kpa_adr, %function\n.size kpa_adr, . - kpa_adr\n"
+
+	"kpa_adrp:\n\t"
+	"hint #34\n"
+	".Ladrp: adrp x0, .\n\t"
+	"ret\n"
+	".type kpa_adrp, %function\n.size kpa_adrp, . - kpa_adrp\n"
+
+	"kpa_ldr_x:\n\t"
+	"hint #34\n"
+	".Lldrx: ldr x0, .Llit64\n\t"
+	"ret\n"
+	".type kpa_ldr_x, %function\n.size kpa_ldr_x, . - kpa_ldr_x\n"
+
+	"kpa_ldr_w:\n\t"
+	"hint #34\n\t"
+	"mov x0, #-1\n"
+	".Lldrw: ldr w0, .Llit32\n\t"
+	"ret\n"
+	".type kpa_ldr_w, %function\n.size kpa_ldr_w, . - kpa_ldr_w\n"
+
+	"kpa_ldrsw:\n\t"
+	"hint #34\n"
+	".Lldrsw: ldrsw x0, .Llit32\n\t"
+	"ret\n"
+	".type kpa_ldrsw, %function\n.size kpa_ldrsw, . - kpa_ldrsw\n"
+
+	"kpa_ldr_q:\n\t"
+	"hint #34\n"
+	".Lldrq: ldr q0, .Llitq\n\t"
+	"movi v1.16b, #0xff\n"
+	".Lldrs: ldr s1, .Llit32\n\t"
+	"stp q0, q1, [x0]\n\t"
+	"ret\n"
+	".type kpa_ldr_q, %function\n.size kpa_ldr_q, . - kpa_ldr_q\n"
+
+	"kpa_hints:\n\t"
+	"hint #34\n"
+	".Lnop: nop\n"
+	".Lbti: hint #36\n"
+	".Lprfm: prfm pldl1keep, .Llit64\n\t"
+	"ret\n"
+	".type kpa_hints, %function\n.size kpa_hints, . - kpa_hints\n"
+
+	"kpa_step:\n\t"
+	"hint #34\n"
+	".Lload: ldr x0, [x0]\n"
+	".Ladd: add x0, x0, #5\n\t"
+	"ret\n"
+	".type kpa_step, %function\n.size kpa_step, . - kpa_step\n"
+
+	"kpa_mrs:\n\t"
+	"hint #34\n"
+	".Lmrs: mrs x0, sp_el0\n\t"
+	"ret\n"
+	".type kpa_mrs, %function\n.size kpa_mrs, . - kpa_mrs\n"
+
+	"kpa_excl:\n\t"
+	"hint #34\n"
+	".Lldxr: ldxr x2, [x0]\n"
+	".Lmid: add x2, x2, #1\n"
+	".Lstxr: stxr w3, x2, [x0]\n"
+	".Lafter: cbnz w3, .Lldxr\n\t"
+	"mov x0, x2\n\t"
+	"ret\n"
+	".type kpa_excl, %function\n.size kpa_excl, . - kpa_excl\n"
+
+	"kpa_rejects:\n\t"
+	"hint #34\n"
+	".Lsvc: svc #0\n"
+	".Lbrk: brk #0x7ff\n"
+	".Lmsrdaif: msr daifset, #2\n"
+	".Lmrsdaif: mrs x0, daif\n"
+	".Lmsrreg: msr tpidr_el1, x0\n"
+	".Lhintunk: hint #0x70\n"
+	".Ludf: .inst 0x00000000\n\t"
+	"ret\n"
+	".type kpa_rejects, %function\n.size kpa_rejects, . - kpa_rejects\n"
+
+	".balign 16\n"
+	".Llitq: .quad 0x0123456789abcdef, 0xfedcba9876543210\n"
+	".Llit64: .quad 0x1122334455667788\n"
+	".Llit32: .long 0x89abcdef\n"
+	".popsection\n"
+
+	".pushsection .rodata, \"a\"\n"
+	".balign 4\n"
+	"kpa_off:\n\t"
+	".long .Lb - kpa_text\n"
+	".long .Lb_t - kpa_text\n"
+	".long .Lbl - kpa_text\n"
+	".long kpa_leaf - kpa_text\n"
+	".long .Lbcond - kpa_text\n"
+	".long .Lbcond_t - kpa_text\n"
+	".long .Lcbnz - kpa_text\n"
+	".long .Lcbnz_t - kpa_text\n"
+	".long .Ltbnz - kpa_text\n"
+	".long .Ltbnz_t - kpa_text\n"
+	".long .Lbr - kpa_text\n"
+	".long .Lbr_t - kpa_text\n"
+	".long .Lblr - kpa_text\n"
+	".long .Lret - kpa_text\n"
+	".long .Lretaa - kpa_text\n"
+	".long .Lpaci - kpa_text\n"
+	".long .Lauti - kpa_text\n"
+	".long .Ladr - kpa_text\n"
+	".long .Ladrp - kpa_text\n"
+	".long .Lldrx - kpa_text\n"
+	".long .Lldrw - kpa_text\n"
+	".long .Lldrsw - kpa_text\n"
+	".long .Lldrq - kpa_text\n"
+	".long .Lldrs - kpa_text\n"
+	".long .Lnop - kpa_text\n"
+	".long .Lbti - kpa_text\n"
+	".long .Lprfm - kpa_text\n"
+	".long .Ladd - kpa_text\n"
+	".long .Lload - kpa_text\n"
+	".long .Lmrs - kpa_text\n"
+	".long .Lldxr - kpa_text\n"
+	".long .Lmid - kpa_text\n"
+	".long .Lstxr - kpa_text\n"
+	".long .Lafter - kpa_text\n"
+	".long .Lsvc - kpa_text\n"
+	".long .Lbrk - kpa_text\n"
+	".long .Lmsrdaif - kpa_text\n"
+	".long .Lmrsdaif - kpa_text\n"
+	".long .Lmsrreg - kpa_text\n"
+	".long .Lhintunk - kpa_text\n"
+	".long .Ludf - kpa_text\n"
+	".popsection\n");
+
+static void *kpa_addr(int site)
+{
+	return kpa_text + kpa_off[site];
+}
+
+static unsigned long kpa_at(int site)
+{
+	return (unsigned long)kpa_addr(site);
+}
+
+/* One probe at a time; what its handlers saw. */
+static struct {
+	struct kprobe kp;
+	int pre, post;
+	unsigned long pre_pc;
+	u64 pre_lr;
+	struct pt_regs regs;	/* at the post_handler */
+} hit;
+
+static int kpa_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	hit.pre++;
+	hit.pre_pc = instruction_pointer(regs);
+	hit.pre_lr = regs->regs[30];
+	return 0;
+}
+
+static void kpa_post(struct kprobe *p, struct pt_regs *regs,
+		     unsigned long flags)
+{
+	hit.post++;
+	hit.regs = *regs;
+}
+
+static int kpa_register(int site)
+{
+	memset(&hit, 0, sizeof(hit));
+	hit.kp.addr = kpa_addr(site);
+	hit.kp.pre_handler = kpa_pre;
+	hit.kp.post_handler = kpa_post;
+	return register_kprobe(&hit.kp);
+}
+
+/* A probe that must be accepted, and run in @class. */
+static void kpa_arm(struct kunit *test, int site, enum arm64_probe_class class)
+{
+	KUNIT_ASSERT_EQ(test, kpa_register(site), 0);
+	if (class == ARM64_PROBE_SIMULATED) {
+		KUNIT_EXPECT_NULL(test, hit.kp.ainsn.api.insn);
+		KUNIT_EXPECT_NOT_NULL(test, hit.kp.ainsn.api.handler);
+	} else {
+		KUNIT_EXPECT_NOT_NULL(test, hit.kp.ainsn.api.insn);
+		KUNIT_EXPECT_NULL(test, hit.kp.ainsn.api.handler);
+	}
+}
+
+static void kpa_disarm(void)
+{
+	unregister_kprobe(&hit.kp);
+}
+
+/* Both handlers ran @n times, the pre_handler at the probe. */
+static void kpa_expect_hits(struct kunit *test, int site, int n)
+{
+	KUNIT_EXPECT_EQ(test, hit.pre, n);
+	KUNIT_EXPECT_EQ(test, hit.post, n);
+	KUNIT_EXPECT_EQ(test, hit.pre_pc, kpa_at(site));
+}
+
+static void kpa_expect_next(struct kunit *test, int site)
+{
+	KUNIT_EXPECT_EQ(test, hit.regs.pc, kpa_at(site) + 4);
+}
+
+static void sim_b(struct kunit *test)
+{
+	kpa_arm(test, KPA_B, ARM64_PROBE_SIMULATED);
+	KUNIT_EXPECT_EQ(test, kpa_b(10), 11);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_B, 1);
+	KUNIT_EXPECT_EQ(test, hit.regs.pc, kpa_at(KPA_B_TGT));
+}
+
+static void sim_bl(struct kunit *test)
+{
+	kpa_arm(test, KPA_BL, ARM64_PROBE_SIMULATED);
+	KUNIT_EXPECT_EQ(test, kpa_bl(1), 4);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_BL, 1);
+	KUNIT_EXPECT_EQ(test, hit.regs.pc, kpa_at(KPA_LEAF));
+	KUNIT_EXPECT_EQ(test, hit.regs.regs[30], kpa_at(KPA_BL) + 4);
+}
+
+static void sim_b_cond(struct kunit *test)
+{
+	kpa_arm(test, KPA_BCOND, ARM64_PROBE_SIMULATED);
+	KUNIT_EXPECT_EQ(test, kpa_bcond(5), 1);
+	KUNIT_EXPECT_EQ(test, hit.regs.pc, kpa_at(KPA_BCOND_TGT));
+	KUNIT_EXPECT_EQ(test, kpa_bcond(4), 0);
+	kpa_expect_next(test, KPA_BCOND);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_BCOND, 2);
+}
+
+static void sim_cbnz(struct kunit *test)
+{
+	kpa_arm(test, KPA_CBNZ, ARM64_PROBE_SIMULATED);
+	/* w0 is zero although x0 is not */
+	KUNIT_EXPECT_EQ(test, kpa_cbnz(1ull << 32), 0);
+	kpa_expect_next(test, KPA_CBNZ);
+	KUNIT_EXPECT_EQ(test, kpa_cbnz(3), 1);
+	KUNIT_EXPECT_EQ(test, hit.regs.pc, kpa_at(KPA_CBNZ_TGT));
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_CBNZ, 2);
+}
+
+static void sim_tbnz(struct kunit *test)
+{
+	kpa_arm(test, KPA_TBNZ, ARM64_PROBE_SIMULATED);
+	KUNIT_EXPECT_EQ(test, kpa_tbnz(1ull << 33), 1);
+	KUNIT_EXPECT_EQ(test, hit.regs.pc, kpa_at(KPA_TBNZ_TGT));
+	KUNIT_EXPECT_EQ(test, kpa_tbnz(1ull << 32), 0);
+	kpa_expect_next(test, KPA_TBNZ);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_TBNZ, 2);
+}
+
+static void sim_br(struct kunit *test)
+{
+	kpa_arm(test, KPA_BR, ARM64_PROBE_SIMULATED);
+	KUNIT_EXPECT_EQ(test, kpa_br(0), 5);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_BR, 1);
+	KUNIT_EXPECT_EQ(test, hit.regs.pc, kpa_at(KPA_BR_TGT));
+}
+
+static void sim_blr(struct kunit *test)
+{
+	kpa_arm(test, KPA_BLR, ARM64_PROBE_SIMULATED);
+	KUNIT_EXPECT_EQ(test, kpa_blr(2), 5);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_BLR, 1);
+	KUNIT_EXPECT_EQ(test, hit.regs.pc, kpa_at(KPA_LEAF));
+	KUNIT_EXPECT_EQ(test, hit.regs.regs[30], kpa_at(KPA_BLR) + 4);
+}
+
+static void sim_ret(struct kunit *test)
+{
+	kpa_arm(test, KPA_RET, ARM64_PROBE_SIMULATED);
+	KUNIT_EXPECT_EQ(test, kpa_ret(0), 11);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_RET, 1);
+	KUNIT_EXPECT_EQ(test, hit.regs.pc, hit.pre_lr);
+}
+
+static void sim_retaa(struct kunit *test)
+{
+	if (!system_supports_address_auth())
+		kunit_skip(test, "pointer authentication not in use (ARM64_PTR_AUTH off or CPU without it)");
+	kpa_arm(test, KPA_RETAA, ARM64_PROBE_SIMULATED);
+	KUNIT_EXPECT_EQ(test, kpa_retaa(0), 21);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_RETAA, 1);
+	KUNIT_EXPECT_EQ(test, hit.regs.pc,
+			ptrauth_strip_kernel_insn_pac(hit.pre_lr));
+}
+
+/* PACIASP and AUTIASP give what they give unprobed, key and all. */
+static void sim_pac(struct kunit *test)
+{
+	u64 val = (u64)kpa_text, want, got;
+
+	KUNIT_ASSERT_EQ(test, kpa_pac(val, &want), val);
+
+	kpa_arm(test, KPA_PACI, ARM64_PROBE_SIMULATED);
+	KUNIT_EXPECT_EQ(test, kpa_pac(val, &got), val);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_PACI, 1);
+	KUNIT_EXPECT_EQ(test, got, want);
+	KUNIT_EXPECT_EQ(test, hit.regs.regs[30], want);
+	kpa_expect_next(test, KPA_PACI);
+
+	kpa_arm(test, KPA_AUTI, ARM64_PROBE_SIMULATED);
+	KUNIT_EXPECT_EQ(test, kpa_pac(val, &got), val);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_AUTI, 1);
+	KUNIT_EXPECT_EQ(test, hit.regs.regs[30], val);
+	kpa_expect_next(test, KPA_AUTI);
+}
+
+static void sim_adr(struct kunit *test)
+{
+	kpa_arm(test, KPA_ADR, ARM64_PROBE_SIMULATED);
+	KUNIT_EXPECT_EQ(test, kpa_adr(), (u64)kpa_text);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_ADR, 1);
+	KUNIT_EXPECT_EQ(test, hit.regs.regs[0], (u64)kpa_text);
+	kpa_expect_next(test, KPA_ADR);
+}
+
+static void sim_adrp(struct kunit *test)
+{
+	u64 page = kpa_at(KPA_ADRP) & ~0xfffull;
+
+	kpa_arm(test, KPA_ADRP, ARM64_PROBE_SIMULATED);
+	KUNIT_EXPECT_EQ(test, kpa_adrp(), page);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_ADRP, 1);
+	KUNIT_EXPECT_EQ(test, hit.regs.regs[0], page);
+	kpa_expect_next(test, KPA_ADRP);
+}
+
+static void sim_ldr_lit(struct kunit *test)
+{
+	static const struct {
+		int site;
+		u64 (*fn)(void);
+		u64 want;
+	} cases[] = {
+		{ KPA_LDR_X, kpa_ldr_x, LIT64 },
+		{ KPA_LDR_W, kpa_ldr_w, LIT32 },	/* upper half cleared */
+		{ KPA_LDRSW, kpa_ldrsw, (u64)(s64)(s32)LIT32 },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		kpa_arm(test, cases[i].site, ARM64_PROBE_SIMULATED);
+		KUNIT_EXPECT_EQ(test, cases[i].fn(), cases[i].want);
+		kpa_disarm();
+		kpa_expect_hits(test, cases[i].site, 1);
+		KUNIT_EXPECT_EQ(test, hit.regs.regs[0], cases[i].want);
+		kpa_expect_next(test, cases[i].site);
+	}
+}
+
+static void sim_ldr_lit_fp(struct kunit *test)
+{
+	static const int sites[] = { KPA_LDR_Q, KPA_LDR_S };
+	u64 out[4];
+	int i;
+
+	if (!may_use_simd())
+		kunit_skip(test, "no kernel-mode SIMD here");
+	for (i = 0; i < ARRAY_SIZE(sites); i++) {
+		kpa_arm(test, sites[i], ARM64_PROBE_SIMULATED);
+		memset(out, 0x5a, sizeof(out));
+		kernel_neon_begin();
+		kpa_ldr_q(out);
+		kernel_neon_end();
+		kpa_disarm();
+		kpa_expect_hits(test, sites[i], 1);
+		kpa_expect_next(test, sites[i]);
+		KUNIT_EXPECT_EQ(test, out[0], 0x0123456789abcdefull);
+		KUNIT_EXPECT_EQ(test, out[1], 0xfedcba9876543210ull);
+		/* LDR S clears the rest of v1, which MOVI had set */
+		KUNIT_EXPECT_EQ(test, out[2], (u64)LIT32);
+		KUNIT_EXPECT_EQ(test, out[3], 0);
+	}
+}
+
+static void sim_hints(struct kunit *test)
+{
+	static const int sites[] = { KPA_NOP, KPA_BTI, KPA_PRFM };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(sites); i++) {
+		kpa_arm(test, sites[i], ARM64_PROBE_SIMULATED);
+		KUNIT_EXPECT_EQ(test, kpa_hints(7), 7);
+		kpa_disarm();
+		kpa_expect_hits(test, sites[i], 1);
+		kpa_expect_next(test, sites[i]);
+	}
+}
+
+static void step_alu_load(struct kunit *test)
+{
+	u64 v = 10;
+
+	kpa_arm(test, KPA_LOAD, ARM64_PROBE_STEPPED);
+	KUNIT_EXPECT_EQ(test, kpa_step(&v), 15);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_LOAD, 1);
+	KUNIT_EXPECT_EQ(test, hit.regs.regs[0], 10);
+	kpa_expect_next(test, KPA_LOAD);
+
+	kpa_arm(test, KPA_ADD, ARM64_PROBE_STEPPED);
+	KUNIT_EXPECT_EQ(test, kpa_step(&v), 15);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_ADD, 1);
+	KUNIT_EXPECT_EQ(test, hit.regs.regs[0], 15);
+	kpa_expect_next(test, KPA_ADD);
+}
+
+static void step_mrs(struct kunit *test)
+{
+	kpa_arm(test, KPA_MRS, ARM64_PROBE_STEPPED);
+	KUNIT_EXPECT_EQ(test, kpa_mrs(), (u64)current);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_MRS, 1);
+	KUNIT_EXPECT_EQ(test, hit.regs.regs[0], (u64)current);
+	kpa_expect_next(test, KPA_MRS);
+}
+
+struct kpa_reject {
+	int site;
+	enum arm64_probe_reason reason;
+	const char *what;
+};
+
+static const struct kpa_reject kpa_rejects_list[] = {
+	{ KPA_LDXR, ARM64_PROBE_EXCLUSIVE, "exclusive load" },
+	{ KPA_EXCL_MID, ARM64_PROBE_EXCLUSIVE, "between exclusive load and store" },
+	{ KPA_STXR, ARM64_PROBE_EXCLUSIVE, "exclusive store" },
+	{ KPA_SVC, ARM64_PROBE_EXCEPTION, "exception generating" },
+	{ KPA_BRK, ARM64_PROBE_EXCEPTION, "another BRK" },
+	{ KPA_MSR_DAIF, ARM64_PROBE_SYSTEM, "MSR DAIFSet" },
+	{ KPA_MRS_DAIF, ARM64_PROBE_SYSTEM, "MRS DAIF" },
+	{ KPA_MSR_REG, ARM64_PROBE_SYSTEM, "system register write" },
+	{ KPA_HINT_UNK, ARM64_PROBE_UNKNOWN, "unallocated hint" },
+	{ KPA_UDF, ARM64_PROBE_UNKNOWN, "undefined" },
+};
+
+static void kpa_reject_desc(const struct kpa_reject *r, char *desc)
+{
+	strscpy(desc, r->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpa_reject, kpa_rejects_list, kpa_reject_desc);
+
+static void rejected(struct kunit *test)
+{
+	const struct kpa_reject *r = test->param_value;
+	struct arch_specific_insn asi = {};
+	struct arm64_probe_verdict v;
+	int ret = kpa_register(r->site);
+
+	if (!ret)
+		kpa_disarm();
+	/* The base's errno for every rejection; the reason is the decoder's. */
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	v = arm_kprobe_decode_insn(kpa_addr(r->site), &asi);
+	KUNIT_EXPECT_EQ(test, v.class, ARM64_PROBE_REJECTED);
+	KUNIT_EXPECT_EQ(test, v.reason, r->reason);
+}
+
+/* The exclusive sequence still works with a probe right after it. */
+static void after_exclusive(struct kunit *test)
+{
+	u64 v = 41;
+
+	kpa_arm(test, KPA_AFTER_EXCL, ARM64_PROBE_SIMULATED);
+	KUNIT_EXPECT_EQ(test, kpa_excl(&v), 42);
+	kpa_disarm();
+	KUNIT_EXPECT_EQ(test, v, 42);
+	KUNIT_EXPECT_GE(test, hit.pre, 1);
+}
+
+struct kpa_decode {
+	u32 insn;
+	int where;
+	enum arm64_probe_class class;
+	enum arm64_probe_reason reason;
+	const char *what;
+};
+
+#define K ARM64_PROBE_KERNEL
+#define U ARM64_PROBE_USER
+#define SIMD ARM64_PROBE_SIMULATED, ARM64_PROBE_OK
+#define STEPD ARM64_PROBE_STEPPED, ARM64_PROBE_OK
+#define REJ(r) ARM64_PROBE_REJECTED, ARM64_PROBE_##r
+
+static const struct kpa_decode kpa_decode_list[] = {
+	{ 0x14000000, K, SIMD, "B" },
+	{ 0xd65f03c0, U, SIMD, "RET (user)" },
+	{ 0x58000040, K, SIMD, "LDR literal" },
+	{ 0x58000040, U, REJ(PC_RELATIVE), "LDR literal (user)" },
+	{ 0x1c000040, K, SIMD, "LDR S literal" },
+	{ 0xdc000000, K, REJ(UNKNOWN), "unallocated literal load" },
+	{ 0xd503233f, K, SIMD, "PACIASP" },
+	{ 0xd503233f, U, STEPD, "PACIASP (user)" },
+	{ 0xd65f0bff, K, SIMD, "RETAA" },
+	{ 0xd65f0bff, U, REJ(SYSTEM), "RETAA (user)" },
+	{ 0xc85f7c20, K, REJ(EXCLUSIVE), "LDXR" },
+	{ 0xc8027c20, K, REJ(EXCLUSIVE), "STXR" },
+	{ 0xc8dffc20, K, STEPD, "LDAR" },
+	{ 0x19000400, K, REJ(EXCLUSIVE), "memory copy" },
+	{ 0xd4000001, K, REJ(EXCEPTION), "SVC" },
+	{ 0xd69f03e0, K, REJ(EXCEPTION), "ERET" },
+	{ 0xd50342df, K, REJ(SYSTEM), "MSR DAIFSet" },
+	{ 0xd53b4220, K, REJ(SYSTEM), "MRS DAIF" },
+	{ 0xd5384100, K, STEPD, "MRS SP_EL0" },
+	{ 0xd518d080, K, REJ(SYSTEM), "MSR TPIDR_EL1" },
+	{ 0xd503201f, K, SIMD, "NOP" },
+	{ 0xd503245f, K, SIMD, "BTI c" },
+	{ 0xd5032e1f, K, REJ(HINT), "HINT #0x70" },
+	{ 0xd5033fdf, K, STEPD, "ISB" },
+	{ 0x8b010000, K, STEPD, "ADD" },
+	{ 0xf9400020, K, STEPD, "LDR" },
+	{ 0x10000000, U, SIMD, "ADR (user)" },
+	{ 0x90000000, K, SIMD, "ADRP" },
+	{ 0x00000000, K, REJ(UNKNOWN), "UDF" },
+};
+
+static void kpa_decode_desc(const struct kpa_decode *d, char *desc)
+{
+	strscpy(desc, d->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpa_decode, kpa_decode_list, kpa_decode_desc);
+
+static void decoder(struct kunit *test)
+{
+	const struct kpa_decode *d = test->param_value;
+	struct arch_probe_insn api = { };
+	struct arm64_probe_verdict v;
+
+	v = arm_probe_decode_insn(d->insn, &api, d->where);
+	KUNIT_EXPECT_EQ(test, v.class, d->class);
+	KUNIT_EXPECT_EQ(test, v.reason, d->reason);
+	KUNIT_EXPECT_EQ(test, !!api.handler, d->class == ARM64_PROBE_SIMULATED);
+}
+
+static struct kunit_case kpa_cases[] = {
+	KUNIT_CASE_PARAM(decoder, kpa_decode_gen_params),
+	KUNIT_CASE_PARAM(rejected, kpa_reject_gen_params),
+	KUNIT_CASE(after_exclusive),
+	KUNIT_CASE(sim_b),
+	KUNIT_CASE(sim_bl),
+	KUNIT_CASE(sim_b_cond),
+	KUNIT_CASE(sim_cbnz),
+	KUNIT_CASE(sim_tbnz),
+	KUNIT_CASE(sim_br),
+	KUNIT_CASE(sim_blr),
+	KUNIT_CASE(sim_ret),
+	KUNIT_CASE(sim_retaa),
+	KUNIT_CASE(sim_pac),
+	KUNIT_CASE(sim_adr),
+	KUNIT_CASE(sim_adrp),
+	KUNIT_CASE(sim_ldr_lit),
+	KUNIT_CASE(sim_ldr_lit_fp),
+	KUNIT_CASE(sim_hints),
+	KUNIT_CASE(step_alu_load),
+	KUNIT_CASE(step_mrs),
+	{}
+};
+
+static struct kunit_suite kpa_suite = {
+	.name = "kprobes_arm64",
+	.test_cases = kpa_cases,
+};
+kunit_test_suite(kpa_suite);
+
+MODULE_DESCRIPTION("KUnit cases for the arm64 kprobe instruction classes");
+MODULE_LICENSE("GPL");
