@@ -623,7 +623,7 @@ static const struct kpa_reject kpa_rejects_list[] = {
 	{ KPA_MSR_DAIF, ARM64_PROBE_SYSTEM, "MSR DAIFSet" },
 	{ KPA_MRS_DAIF, ARM64_PROBE_SYSTEM, "MRS DAIF" },
 	{ KPA_MSR_REG, ARM64_PROBE_SYSTEM, "system register write" },
-	{ KPA_HINT_UNK, ARM64_PROBE_UNKNOWN, "unallocated hint" },
+	{ KPA_HINT_UNK, ARM64_PROBE_HINT, "unallocated hint" },
 	{ KPA_UDF, ARM64_PROBE_UNKNOWN, "undefined" },
 };
 
