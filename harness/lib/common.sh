@@ -153,8 +153,11 @@ have() {
 	esac
 }
 
+# ensure_packages [ENTRY...]: install what KP_PACKAGES lists, and the
+# entries given (same "package:command-or-file" form) for one command's
+# extra needs, when missing.
 ensure_packages() {
-	local missing=() entry wanted=("${KP_PACKAGES[@]}")
+	local missing=() entry wanted=("${KP_PACKAGES[@]}" "$@")
 	arch_wanted riscv64 && wanted+=("${KP_PACKAGES_RISCV64[@]}")
 	for entry in "${wanted[@]}"; do
 		have "${entry#*:}" || missing+=("${entry%%:*}")
@@ -240,25 +243,56 @@ busybox_for() {
 	esac
 }
 
-# Build-time variables for one arch.
+# Build-time variables for one arch: the kernel's ARCH= and source arch
+# directory, the cross compiler prefix, and the image the default target
+# makes.  Only x86_64 and arm64 boot; the others are built by
+# "harness/kp matrix".
 arch_vars() {
 	KP_ARCH=$1
 	case $KP_ARCH in
 	x86_64)
 		KP_KARCH=x86_64
+		KP_SRCARCH=x86
+		KP_CROSS=
+		KP_IMAGE=arch/x86/boot/bzImage
+		;;
+	i386)
+		# The host gcc builds 32-bit kernels with -m32.
+		KP_KARCH=i386
+		KP_SRCARCH=x86
 		KP_CROSS=
 		KP_IMAGE=arch/x86/boot/bzImage
 		;;
 	arm64)
 		KP_KARCH=arm64
+		KP_SRCARCH=arm64
 		KP_CROSS=aarch64-linux-gnu-
 		KP_IMAGE=arch/arm64/boot/Image
 		;;
+	arm)
+		KP_KARCH=arm
+		KP_SRCARCH=arm
+		KP_CROSS=arm-linux-gnueabihf-
+		KP_IMAGE=arch/arm/boot/zImage
+		;;
 	riscv64)
 		KP_KARCH=riscv
+		KP_SRCARCH=riscv
 		KP_CROSS=riscv64-linux-gnu-
 		KP_IMAGE=arch/riscv/boot/Image
 		;;
-	*) die "unknown arch '$KP_ARCH' (x86_64, arm64 or riscv64)" ;;
+	powerpc64le)
+		KP_KARCH=powerpc
+		KP_SRCARCH=powerpc
+		KP_CROSS=powerpc64le-linux-gnu-
+		KP_IMAGE=vmlinux
+		;;
+	s390x)
+		KP_KARCH=s390
+		KP_SRCARCH=s390
+		KP_CROSS=s390x-linux-gnu-
+		KP_IMAGE=arch/s390/boot/bzImage
+		;;
+	*) die "unknown arch '$KP_ARCH'" ;;
 	esac
 }

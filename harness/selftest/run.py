@@ -16,6 +16,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 import ktap  # noqa: E402
+import matrix_scan  # noqa: E402
 
 
 def fixture(name):
@@ -83,6 +84,49 @@ class Verdict(unittest.TestCase):
         for line in ['ok 3 kprobes bug test', '# WARNINGS: none',
                      'kp: BUG-free run']:
             self.assertFalse(ktap.SPLAT.match(line), line)
+
+
+class MatrixScan(unittest.TestCase):
+    """What fails an arch of "harness/kp matrix" (lib/matrix_scan.py)."""
+    OURS = {'kernel/kprobes.c', 'kernel/kprobes_opt.c', 'kernel/kprobes_kretprobe.c',
+            'lib/test_kprobes.c', 'include/linux/kprobes.h'}
+    SYMBOLS = {'kprobe_busy_begin', 'optimize_one'}
+
+    def scan(self, base=False):
+        with open(fixture('matrix.log')) as f:
+            return matrix_scan.scan(f, self.OURS, self.SYMBOLS, ['/w/.build/src/'], base)
+
+    def test_our_warnings_and_errors(self):
+        mine, errors, notes, others = self.scan()
+        self.assertEqual(len(mine), 6, mine)
+        self.assertIn('kernel/kprobes.c:145:7: warning', mine[0])
+        self.assertTrue(mine[1].startswith('kernel/kprobes_opt.o: warning: objtool'))
+        # The linker's errors, attributed to the object it names above them.
+        for m in mine[2:4]:
+            self.assertTrue(m.startswith('kernel/kprobes_kretprobe.o: kretprobe_hit(): '
+                                         'kprobes_kretprobe.c:(.text+0x'), m)
+        self.assertIn('MODULE_DESCRIPTION', mine[4])
+        self.assertIn('kprobe_busy_begin+0x5', mine[5])
+        self.assertEqual(notes, [])
+
+    def test_errors_anywhere_fail(self):
+        _, errors, _, _ = self.scan()
+        self.assertEqual(len(errors), 2, errors)
+        self.assertIn('trace_output.o:(.toc+0x0): undefined reference', errors[0])
+        self.assertIn('undefined reference to `missing_helper', errors[1])
+
+    def test_other_files_are_not_ours(self):
+        # arch/powerpc/kernel/kprobes.c ends like kernel/kprobes.c; the
+        # samples' init_module is every module's.
+        _, _, _, others = self.scan()
+        self.assertEqual(others, 3)
+
+    def test_base_warnings_are_notes(self):
+        mine, errors, notes, _ = self.scan(base=True)
+        self.assertEqual(len(notes), 4, notes)
+        self.assertEqual(len(mine), 2, mine)
+        self.assertIn('undefined reference', mine[0])
+        self.assertEqual(len(errors), 2)
 
 
 def run_script(test, name):
