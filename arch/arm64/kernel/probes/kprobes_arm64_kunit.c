@@ -665,16 +665,15 @@ static void after_exclusive(struct kunit *test)
 struct kpa_decode {
 	u32 insn;
 	int where;
-	enum arm64_probe_class class;
-	enum arm64_probe_reason reason;
+	struct arm64_probe_verdict want;
 	const char *what;
 };
 
 #define K ARM64_PROBE_KERNEL
 #define U ARM64_PROBE_USER
-#define SIMD ARM64_PROBE_SIMULATED, ARM64_PROBE_OK
-#define STEPD ARM64_PROBE_STEPPED, ARM64_PROBE_OK
-#define REJ(r) ARM64_PROBE_REJECTED, ARM64_PROBE_##r
+#define SIMD { ARM64_PROBE_SIMULATED, ARM64_PROBE_OK }
+#define STEPD { ARM64_PROBE_STEPPED, ARM64_PROBE_OK }
+#define REJ(r) { ARM64_PROBE_REJECTED, ARM64_PROBE_##r }
 
 static const struct kpa_decode kpa_decode_list[] = {
 	{ 0x14000000, K, SIMD, "B" },
@@ -722,9 +721,9 @@ static void decoder(struct kunit *test)
 	struct arm64_probe_verdict v;
 
 	v = arm_probe_decode_insn(d->insn, &api, d->where);
-	KUNIT_EXPECT_EQ(test, v.class, d->class);
-	KUNIT_EXPECT_EQ(test, v.reason, d->reason);
-	KUNIT_EXPECT_EQ(test, !!api.handler, d->class == ARM64_PROBE_SIMULATED);
+	KUNIT_EXPECT_EQ(test, v.class, d->want.class);
+	KUNIT_EXPECT_EQ(test, v.reason, d->want.reason);
+	KUNIT_EXPECT_EQ(test, !!api.handler, d->want.class == ARM64_PROBE_SIMULATED);
 }
 
 static struct kunit_case kpa_cases[] = {

@@ -136,22 +136,19 @@ NOKPROBE_SYMBOL(arm64_sim_br);
  * the probed instruction would have, and do nothing where pointer
  * authentication is absent or off, as the probed one would have too.
  */
-#define PAC1716(nr, ptr, mod)					\
-	asm volatile("hint #" #nr : "+r" (ptr) : "r" (mod))
-
 static u64 pac_1716(bool auth, bool key_b, u64 ptr, u64 modifier)
 {
 	register u64 x17 asm("x17") = ptr;
 	register u64 x16 asm("x16") = modifier;
 
-	if (!auth && !key_b)
-		PAC1716(8, x17, x16);	/* PACIA1716 */
-	else if (!auth)
-		PAC1716(10, x17, x16);	/* PACIB1716 */
-	else if (!key_b)
-		PAC1716(12, x17, x16);	/* AUTIA1716 */
-	else
-		PAC1716(14, x17, x16);	/* AUTIB1716 */
+	if (!auth && !key_b)		/* PACIA1716 */
+		asm volatile("hint #8" : "+r" (x17) : "r" (x16));
+	else if (!auth)			/* PACIB1716 */
+		asm volatile("hint #10" : "+r" (x17) : "r" (x16));
+	else if (!key_b)		/* AUTIA1716 */
+		asm volatile("hint #12" : "+r" (x17) : "r" (x16));
+	else				/* AUTIB1716 */
+		asm volatile("hint #14" : "+r" (x17) : "r" (x16));
 	return x17;
 }
 NOKPROBE_SYMBOL(pac_1716);
