@@ -322,9 +322,13 @@ static unsigned long mark_reg(struct pt_regs *regs)
 #endif
 }
 
+/* Where the suite knows how to read a function's first argument. */
+#define HAVE_FIRST_ARG	(IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64) || \
+			 IS_ENABLED(CONFIG_RISCV))
+
 static unsigned long first_arg(struct pt_regs *regs)
 {
-#if defined(CONFIG_X86) || defined(CONFIG_ARM64) || defined(CONFIG_RISCV)
+#if HAVE_FIRST_ARG
 	return regs_get_kernel_argument(regs, 0);
 #else
 	return 0;
@@ -956,8 +960,7 @@ static void pre_handler_regs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tp->pre_ip, expected_ip(&tp->kp));
 	KUNIT_EXPECT_FALSE(test, tp->pre_preemptible);
 	if (pc->place == PLACE_ENTRY) {
-		if (IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64) ||
-		    IS_ENABLED(CONFIG_RISCV))
+		if (HAVE_FIRST_ARG)
 			KUNIT_EXPECT_EQ(test, tp->pre_arg, TEST_ARG);
 	} else {
 		KUNIT_EXPECT_EQ(test, tp->pre_mark, MARK_BEFORE);
