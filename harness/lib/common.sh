@@ -245,7 +245,7 @@ busybox_for() {
 
 # Build-time variables for one arch: the kernel's ARCH= and source arch
 # directory, the cross compiler prefix, and the image the default target
-# makes.  Only x86_64 and arm64 boot; the others are built by
+# makes.  x86_64, arm64 and riscv64 boot; all of them are built by
 # "harness/kp matrix".
 arch_vars() {
 	KP_ARCH=$1
