@@ -95,7 +95,8 @@ build() {
 		kmake INSTALL_MOD_PATH="$KP_BUILD_OUT/modroot" INSTALL_MOD_STRIP=1 \
 		DEPMOD=/sbin/depmod modules_install || return
 	build_external || return
-	build_guest_progs
+	build_guest_progs || return
+	build_kselftest
 }
 
 # The harness's own modules (benchmark, test helpers) are built out of tree
@@ -131,6 +132,28 @@ build_guest_progs() {
 			"${KP_CROSS}gcc" -static -O2 -Wall -o "$dst/$(basename "$c" .c)" "$c" ||
 			return
 	done
+}
+
+# The kprobes kselftest (tools/testing/selftests/kprobes), installed as
+# "make -C tools/testing/selftests TARGETS=kprobes install" does, with its
+# test modules built against this kernel.  It is built in a scratch tree
+# made of the build's selftests framework and the project's kprobes
+# directory, so that a --base run gets the same tests.
+build_kselftest() {
+	local st=$KP_BUILD_OUT/kselftest-src/tools/testing/selftests
+	local f src=$KP_BUILD_SRC/tools/testing/selftests
+	mkdir -p "$st" "$KP_BUILD_OUT/kselftest-src/scripts"
+	cp "$KP_BUILD_SRC/scripts/subarch.include" "$KP_BUILD_OUT/kselftest-src/scripts/"
+	for f in Makefile lib.mk kselftest run_kselftest.sh kselftest.h kselftest_harness.h; do
+		rsync -a --checksum "$src/$f" "$st/" || return
+	done
+	rsync -a --checksum --delete "$KP_ROOT/tools/testing/selftests/kprobes/" "$st/kprobes/" ||
+		return
+	rm -rf "$KP_BUILD_OUT/kselftest"
+	run_step "building the kprobes kselftest" "$KP_BUILD_OUT/build.log" \
+		make -C "$st" TARGETS=kprobes ARCH="$KP_KARCH" CROSS_COMPILE="$KP_CROSS" \
+		KDIR="$KP_BUILD_OUT" USERLDFLAGS=-static \
+		KSFT_INSTALL_PATH="$KP_BUILD_OUT/kselftest" install
 }
 
 kernel_release() {

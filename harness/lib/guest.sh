@@ -20,9 +20,7 @@ make_initramfs() {
 	find "$KP_BUILD_OUT/ext" -name '*.ko' -exec cp {} "$root/kp/ext/" \; 2>/dev/null || true
 	cp "$KP_BUILD_OUT"/guest-progs/* "$root/kp/bin/" 2>/dev/null || true
 	cp -r "$KP_BUILD_SRC/tools/testing/selftests/ftrace" "$root/kp/ftrace"
-	if [ -d "$KP_BUILD_SRC/tools/testing/selftests/kprobes" ]; then
-		cp -r "$KP_BUILD_SRC/tools/testing/selftests/kprobes" "$root/kp/kselftest"
-	fi
+	cp -r "$KP_BUILD_OUT/kselftest" "$root/kp/kselftest"
 	(cd "$root" && find . | cpio -o -H newc --quiet) >"$img"
 }
 
@@ -162,6 +160,25 @@ run_tests() {
 		guest_boot test "$name" progress preempt=full ${KP_ONLY:+kp.only=$KP_ONLY} || rc=$?
 		python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
 			--qemu-status "$rc" --json "$KP_RESULTS/$name.results.json" || true
+		results+=("$KP_RESULTS/$name.results.json")
+	done
+	python3 "$KP_HARNESS/lib/ktap.py" total "${results[@]}"
+}
+
+# The long stress run: one boot per arch on the debug config, with four
+# vCPUs and the guest's own clock (no icount).
+run_stress() {
+	local a results=() rc name
+	rm -f "$KP_RESULTS"/*stress.results.json
+	for a in $KP_ARCHES; do
+		build "$KP_VARIANT" "$a" "$KP_DEBUG" || die "stress: the $a build failed (see the log above)"
+		name=$(run_name stress)
+		rc=0
+		KP_SMP=4 KP_TIMEOUT=${KP_TIMEOUT:-$((KP_MINUTES * 120 + 1800))} \
+			guest_boot stress "$name" progress preempt=full kp.stress="$KP_MINUTES" || rc=$?
+		python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
+			--qemu-status "$rc" --json "$KP_RESULTS/$name.results.json" || true
+		grep -E '# (stress|kpsweep|race)' "$KP_CONSOLE" | sed 's/^\[[^]]*\] //'
 		results+=("$KP_RESULTS/$name.results.json")
 	done
 	python3 "$KP_HARNESS/lib/ktap.py" total "${results[@]}"

@@ -3,7 +3,7 @@
 # "# kp-suite: NAME" and then prints KTAP; the host parses the console.
 . /kp/lib.sh
 
-SUITES="kunit kunit-upstream samples modules users ftracetest"
+SUITES="kunit kunit-upstream samples modules users kselftest ftracetest stress"
 plan=
 for s in $SUITES; do suite_wanted "$s" && plan="$plan $s"; done
 say "# kp-plan:$plan"

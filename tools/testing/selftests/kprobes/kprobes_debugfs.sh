@@ -1,0 +1,193 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The files under /sys/kernel/debug/kprobes/ and the optimization sysctl:
+# the "list" line of a kprobe and a kretprobe in each state, the "enabled"
+# knob, the "blacklist" file and debug.kprobes-optimization.
+KST_DIR=$(dirname "$0")
+. "$KST_DIR/kprobes_lib.sh"
+
+# kernel_clone is called by every fork, so the tests can make it hit.
+TARGET=kernel_clone
+# Where an entry probe lands: some arches move it to the function's
+# ftrace call site, a few bytes in.
+OFF='0x[0-9a-f]+'
+
+# A probe at the entry of a function that is an ftrace site: x86_64 puts
+# it on ftrace ([FTRACE]); others may.  Elsewhere the flag must not show.
+entry_flags() {
+	case $(uname -m) in
+	x86_64) echo '\[FTRACE\]' ;;
+	*) echo '(\[FTRACE\])?' ;;
+	esac
+}
+
+forks() {
+	i=0
+	while [ $i -lt "$1" ]; do
+		/bin/true
+		i=$((i + 1))
+	done
+}
+
+kprobe_listed_disabled() {
+	kst_expect OK "$(kst_event "p:kst/entry $TARGET")" "adding p:kst/entry $TARGET" &&
+		kst_listed "$ADDR  k  $TARGET\+$OFF    \[DISABLED\]$(entry_flags)"
+}
+
+kprobe_listed_enabled() {
+	kst_event_enable kst/entry 1 &&
+		kst_listed "$ADDR  k  $TARGET\+$OFF    $(entry_flags)"
+}
+
+ftrace_flag_only_on_ftrace_sites() {
+	addrs=$TRACING/available_filter_functions_addrs
+	grep -E '\[FTRACE\]$' $LIST | while read -r a rest; do
+		[ -f $addrs ] || continue
+		grep -qi "^$a " $addrs && continue
+		kst_log "$a $rest: [FTRACE] on an address ftrace does not patch"
+		echo bad
+	done | grep -q bad && return 1
+	return 0
+}
+
+kprobe_counts_hits() {
+	before=$(kst_event_hits entry)
+	forks 10
+	after=$(kst_event_hits entry)
+	[ $((after - before)) -ge 10 ] && return 0
+	kst_log "10 forks, kprobe_profile went from $before to $after"
+	return 1
+}
+
+kretprobe_listed() {
+	kst_expect OK "$(kst_event "r:kst/ret $TARGET")" "adding r:kst/ret $TARGET" &&
+		kst_event_enable kst/ret 1 &&
+		kst_listed "$ADDR  r  $TARGET\+$OFF    $(entry_flags)"
+}
+
+knob_reads_1() {
+	kst_expect 1 "$(cat $KNOB)" "reading $KNOB"
+}
+
+knob_off_stops_hits() {
+	echo 0 >$KNOB || return 1
+	kst_expect 0 "$(cat $KNOB)" "reading $KNOB after writing 0" || return 1
+	before=$(kst_event_hits entry)
+	forks 5
+	after=$(kst_event_hits entry)
+	kst_expect "$before" "$after" "hits of kst/entry with probes disabled"
+}
+
+knob_on_restores_hits() {
+	echo 1 >$KNOB || return 1
+	before=$(kst_event_hits entry)
+	forks 5
+	after=$(kst_event_hits entry)
+	[ $((after - before)) -ge 5 ] && return 0
+	kst_log "5 forks after re-enabling, hits went from $before to $after"
+	return 1
+}
+
+knob_refuses_garbage() {
+	kst_expect EINVAL "$(kst_try write $KNOB maybe)" "writing 'maybe' to $KNOB" &&
+		kst_expect 1 "$(cat $KNOB)" "$KNOB after a refused write"
+}
+
+events_gone_from_list() {
+	kst_event_drop kst/entry && kst_event_drop kst/ret &&
+		[ "$(grep -cE "  $TARGET\+$OFF " $LIST)" = "$KST_OTHERS" ] ||
+		{ kst_log "probes on $TARGET left:"; grep "  $TARGET+" $LIST | sed 's/^/#   /'; return 1; }
+}
+
+blacklist_format() {
+	bad=$(grep -cvE '^0x[0-9a-f]{8,16}-0x[0-9a-f]{8,16}	[^ ]+$' $BLACKLIST)
+	[ "$bad" = 0 ] || { kst_log "$bad lines of $BLACKLIST are not 0xSTART-0xEND<tab>SYMBOL"; return 1; }
+	# As strings: awk may read 0x... as a number, and lose its low bits.
+	awk -F'[-\t]' '{ a = $1 ""; b = $2 ""; if (length(a) != length(b) || !(a < b)) { print; n++ } }
+		END { exit n > 0 }' $BLACKLIST >/tmp/kst-bl.$$ ||
+		{ kst_log "ranges that do not start below their end:"; sed 's/^/#   /' /tmp/kst-bl.$$; rm -f /tmp/kst-bl.$$; return 1; }
+	rm -f /tmp/kst-bl.$$
+}
+
+blacklist_names_nokprobe_functions() {
+	# get_kprobe() runs in every hit, so it carries NOKPROBE_SYMBOL().
+	grep -qE '	get_kprobe$' $BLACKLIST && return 0
+	kst_log "get_kprobe is not in $BLACKLIST"
+	return 1
+}
+
+blacklisted_function_refused() {
+	kst_expect EINVAL "$(kst_event "p:kst/black get_kprobe")" "p:kst/black get_kprobe"
+}
+
+sysctl_values() {
+	v=$(cat $SYSCTL)
+	case $v in
+	0 | 1) ;;
+	*) kst_log "$SYSCTL reads '$v'"; return 1 ;;
+	esac
+	kst_expect EINVAL "$(kst_try write $SYSCTL 2)" "writing 2 to $SYSCTL" &&
+		kst_expect "$v" "$(cat $SYSCTL)" "$SYSCTL after a refused write"
+}
+
+# A probe in the body of the function, jump-optimized while the sysctl is
+# 1 (after the optimizer's delay) and back to a breakpoint at 0.
+optimized_flag_follows_sysctl() {
+	echo 1 >$SYSCTL || return 1
+	off=5
+	while off=$(kst_body_offset $TARGET $off); do
+		kst_event "p:kst/body $TARGET+$off" >/dev/null
+		kst_event_enable kst/body 1
+		a=$(grep "  $TARGET+0x$(printf %x "$off") " $LIST | cut -d' ' -f1)
+		i=0
+		while [ $i -lt 20 ] && ! grep -q "^$a .*\[OPTIMIZED\]" $LIST; do
+			sleep 0.5
+			i=$((i + 1))
+		done
+		grep -q "^$a .*\[OPTIMIZED\]" $LIST && break
+		kst_event_drop kst/body
+		off=$((off + 1))
+	done
+	[ -n "$off" ] || { kst_log "no probe in the first 64 bytes of $TARGET was optimized"; return 1; }
+	kst_log "$TARGET+$off optimized"
+	echo 0 >$SYSCTL
+	grep -q "^$a .*\[OPTIMIZED\]" $LIST && { kst_log "still [OPTIMIZED] with $SYSCTL at 0"; return 1; }
+	echo 1 >$SYSCTL
+	i=0
+	while [ $i -lt 20 ] && ! grep -q "^$a .*\[OPTIMIZED\]" $LIST; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+	grep -q "^$a .*\[OPTIMIZED\]" $LIST || { kst_log "not optimized again with $SYSCTL back at 1"; return 1; }
+	kst_event_drop kst/body
+}
+
+kst_setup
+ktap_print_header
+if ! kst_have_events; then
+	ktap_skip_all "no kprobe_events: kernel without CONFIG_KPROBE_EVENTS"
+	exit "$KSFT_SKIP"
+fi
+ktap_set_plan 14
+KST_OTHERS=$(grep -cE "  $TARGET\+$OFF " $LIST)
+
+kst_check "a new kprobe event is listed 'k' and [DISABLED]" kprobe_listed_disabled
+kst_check "enabled, it is listed without [DISABLED]" kprobe_listed_enabled
+kst_check "it counts the hits of $TARGET" kprobe_counts_hits
+kst_check "a kretprobe event is listed 'r'" kretprobe_listed
+kst_check "[FTRACE] only on ftrace sites" ftrace_flag_only_on_ftrace_sites
+kst_check "enabled reads 1" knob_reads_1
+kst_check "enabled=0 stops every probe" knob_off_stops_hits
+kst_check "enabled=1 arms them again" knob_on_restores_hits
+kst_check "enabled refuses what is not a boolean with EINVAL" knob_refuses_garbage
+kst_check "removed events leave no line in the list" events_gone_from_list
+kst_check "blacklist lines are 0xSTART-0xEND<tab>SYMBOL" blacklist_format
+kst_check "blacklist names the core's NOKPROBE_SYMBOL functions" blacklist_names_nokprobe_functions
+kst_check "a probe on a blacklisted function is refused with EINVAL" blacklisted_function_refused
+if [ -f $SYSCTL ]; then
+	sysctl_values && optimized_flag_follows_sysctl
+	kst_check "debug.kprobes-optimization: 0/1, EINVAL otherwise, [OPTIMIZED] follows it" [ $? = 0 ]
+else
+	ktap_test_skip "debug.kprobes-optimization: kernel without CONFIG_OPTPROBES"
+fi
+ktap_finished

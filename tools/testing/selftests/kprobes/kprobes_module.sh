@@ -1,0 +1,96 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Probes on a module's text across unload and reload: kprobe events follow
+# the module, a probe registered by another module is [GONE] once its
+# target leaves and unregisters cleanly, and a probe set before loading
+# catches the module's init function.
+KST_DIR=$(dirname "$0")
+. "$KST_DIR/kprobes_lib.sh"
+
+MOD=kprobes_st_target
+FUNC=kst_target_func
+# An entry probe may sit on the function's ftrace site, a few bytes in.
+OFF='0x[0-9a-f]+'
+
+calls_hit() {
+	before=$(kst_event_hits "$1")
+	kst_trigger 7
+	after=$(kst_event_hits "$1")
+	kst_expect $((before + 1)) "$after" "hits of kst/$1 after one call"
+}
+
+event_on_module() {
+	kst_load_target &&
+		kst_expect OK "$(kst_event "p:kst/mfunc $MOD:$FUNC")" "p:kst/mfunc $MOD:$FUNC" &&
+		kst_event_enable kst/mfunc 1 &&
+		kst_listed "$ADDR  k  $FUNC\+$OFF  $MOD (\[FTRACE\])?" &&
+		calls_hit mfunc
+}
+
+second_probe_aggregates() {
+	kst_expect OK "$(kst_reg symbol=$FUNC)" "registering a kprobe on $FUNC" || return 1
+	kst_expect 2 "$(grep -cE "  $FUNC\+$OFF  $MOD " $LIST)" "lines for $FUNC in the list" || return 1
+	h=$(kst_param kprobes_st_reg hits)
+	kst_trigger 1
+	kst_expect $((h + 1)) "$(kst_param kprobes_st_reg hits)" "hits of the registered kprobe" &&
+		calls_hit mfunc
+}
+
+# [GONE] lines at the address the function had.  With the module gone
+# they show the bare address; a reload may put the function back there.
+gone_lines() {
+	grep -cE "^$FADDR  k  .*\[GONE\]" $LIST
+}
+
+unload_marks_gone() {
+	FADDR=$(grep -E "  $FUNC\+$OFF  $MOD " $LIST | head -n 1 | cut -d' ' -f1)
+	rmmod $MOD || return 1
+	kst_expect 2 "$(gone_lines)" "[GONE] lines at $FADDR, where $FUNC was" ||
+		{ sed 's/^/#   /' $LIST; return 1; }
+	grep -q "kst/mfunc" "$EVENTS" || { kst_log "the event went away with the module"; return 1; }
+}
+
+reload_rearms_event() {
+	kst_load_target || return 1
+	kst_listed "$ADDR  k  $FUNC\+$OFF  $MOD (\[FTRACE\])?" || return 1
+	kst_expect 1 "$(gone_lines)" "[GONE] lines at $FADDR after the reload" || return 1
+	calls_hit mfunc
+}
+
+gone_probe_unregisters() {
+	rmmod kprobes_st_reg || return 1
+	kst_not_listed "$MOD \[GONE\]"
+}
+
+init_text_probe() {
+	rmmod $MOD || return 1
+	kst_expect OK "$(kst_event "p:kst/minit $MOD:kst_target_init")" "p:kst/minit $MOD:kst_target_init" &&
+		kst_event_enable kst/minit 1 &&
+		kst_load_target || return 1
+	kst_expect 1 "$(kst_event_hits minit)" "hits of the probe on the init function" || return 1
+	# The init text is gone; its probe must not stay armed there.
+	grep "kst_target_init" $LIST | grep -qv '\[GONE\]' &&
+		{ kst_log "the init function's probe is still live:"; grep kst_target_init $LIST | sed 's/^/#   /'; return 1; }
+	return 0
+}
+
+all_gone_at_the_end() {
+	kst_event_drop kst/minit && kst_event_drop kst/mfunc && rmmod $MOD || return 1
+	kst_expect "$KST_BEFORE" "$(kst_list_snapshot | md5sum)" "the list, compared with before the test"
+}
+
+kst_setup
+ktap_print_header
+kst_have_events || { ktap_skip_all "no kprobe_events: kernel without CONFIG_KPROBE_EVENTS"; exit "$KSFT_SKIP"; }
+kst_have_modules || { ktap_skip_all "test modules not built (no KDIR when building the selftest)"; exit "$KSFT_SKIP"; }
+lsmod | grep -q "^$MOD " && rmmod $MOD
+KST_BEFORE=$(kst_list_snapshot | md5sum)
+ktap_set_plan 7
+kst_check "a kprobe event on a module function is listed with the module and hits" event_on_module
+kst_check "a second probe on it aggregates and both run" second_probe_aggregates
+kst_check "unloading the module marks both [GONE], the event stays defined" unload_marks_gone
+kst_check "reloading re-arms the event, the other probe stays [GONE]" reload_rearms_event
+kst_check "a [GONE] probe unregisters cleanly" gone_probe_unregisters
+kst_check "a probe set before loading catches the init function once" init_text_probe
+kst_check "everything is gone at the end" all_gone_at_the_end
+ktap_finished
