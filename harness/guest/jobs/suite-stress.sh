@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0
+# Stress: kprobe and kretprobe events swept over the kernel's functions,
+# and races between registration and hits (harness/modules/kpstress),
+# all while a workload runs on every vCPU: fork and exec, file and pipe
+# I/O, and a module loaded and unloaded in a loop.
+#
+# kp.stress=MINUTES on the command line is the long form ("harness/kp
+# stress"): the sweep takes every function, then races run in rounds for
+# what is left of the time.  Without it, the bounded form that "harness/kp
+# test" runs: a sample of the functions and a few seconds of races.
+. /kp/lib.sh
+
+LIST=/sys/kernel/debug/kprobes/list
+KNOB=/sys/kernel/debug/kprobes/enabled
+OPT=/proc/sys/debug/kprobes-optimization
+MINUTES=$(cmdline_arg kp.stress)
+NCPU=$(grep -c ^processor /proc/cpuinfo)
+T0=$(date +%s)
+
+workload_start() {
+	i=0
+	while [ $i -lt "$NCPU" ]; do
+		sh -c "while :; do /bin/true; echo \$\$ >/tmp/wl.$i; cat /tmp/wl.$i | wc -c >/dev/null; ls /proc >/dev/null 2>&1; done" &
+		WL="$WL $!"
+		i=$((i + 1))
+	done
+	sh -c 'while :; do insmod /kp/ext/kptarget.ko && echo 3 >/sys/module/kptarget/parameters/trigger; rmmod kptarget; done' >/dev/null 2>&1 &
+	WL="$WL $!"
+}
+
+workload_stop() {
+	kill $WL 2>/dev/null
+	wait 2>/dev/null
+	rmmod kptarget 2>/dev/null
+	return 0
+}
+
+# sweep NAME ARGS: one kpsweep pass; its summary goes to the log.
+sweep() {
+	/kp/bin/kpsweep "$@" >/tmp/sweep.out 2>&1
+	rc=$?
+	to_kmsg </tmp/sweep.out
+	return $rc
+}
+
+race() {	# seconds exact
+	echo "$2" >/sys/module/kpstress/parameters/exact &&
+		echo "$1" >/sys/module/kpstress/parameters/run || return 1
+	p=/sys/module/kpstress/parameters
+	say "# race ${1}s exact=$2: calls $(cat $p/calls_a)/$(cat $p/calls_b), hits entry $(cat $p/hits_entry)" \
+		"body $(cat $p/hits_body) return $(cat $p/hits_ret) missed $(cat $p/missed_ret)," \
+		"churn $(cat $p/churn_ops) ops $(cat $p/churn_errors) errors"
+	expect_eq "$(cat $p/failures)" 0 "broken rules (see the kernel log)"
+}
+
+flipper() {
+	while :; do
+		echo 0 >$KNOB; sleep 0.3; echo 1 >$KNOB
+		[ -f $OPT ] && { echo 0 >$OPT; sleep 0.2; echo 1 >$OPT; }
+		sleep 0.5
+	done
+}
+
+race_flipping() {	# seconds
+	flipper &
+	fp=$!
+	race "$1" 0
+	rc=$?
+	kill $fp
+	wait $fp 2>/dev/null
+	echo 1 >$KNOB
+	[ -f $OPT ] && echo 1 >$OPT
+	return $rc
+}
+
+nothing_left() {
+	sort $LIST >/tmp/list.after
+	cmp -s /tmp/list.before /tmp/list.after && return 0
+	echo "probes left behind:"
+	diff /tmp/list.before /tmp/list.after
+	return 1
+}
+
+kmemleak_clean() {
+	ml=/sys/kernel/debug/kmemleak
+	sleep 6
+	echo scan >$ml && echo scan >$ml || return 1
+	grep -qE 'kprobe|kretprobe|rethook|kps_' $ml || return 0
+	echo "kmemleak reports objects allocated by kprobes:"
+	cat $ml
+	return 1
+}
+
+NFUNCS=$(awk '($2 == "t" || $2 == "T") && NF == 3' /proc/kallsyms | wc -l)
+if [ -n "$MINUTES" ]; then
+	STRIDE=1 BATCH=1000 DWELL=2 RACE=60
+else
+	# About 400 functions, a different sample on every boot.
+	STRIDE=$((NFUNCS / 400 + 1)) BATCH=400 DWELL=3 RACE=10
+fi
+FIRST=$(($(date +%s) % STRIDE))
+sort $LIST >/tmp/list.before
+insmod /kp/ext/kpstress.ko || say "# kpstress did not load"
+
+PLAN=6
+[ -n "$MINUTES" ] && PLAN=7
+tap_begin stress $PLAN
+say "# stress: $NCPU vCPUs, $NFUNCS functions, every $STRIDE-th from $FIRST, races ${RACE}s${MINUTES:+, $MINUTES minutes in all}"
+workload_start
+check "kprobe events swept over the kernel: all listed, all removed" \
+	sweep -s $STRIDE -o $FIRST -b $BATCH -t $DWELL
+check "kretprobe events swept over the kernel: all listed, all removed" \
+	sweep -r -s $STRIDE -o $FIRST -b $BATCH -t $DWELL
+check "races: every call seen by every stable probe while others churn" race $RACE 1
+check "races: with the enabled knob and the sysctl flipping" race_flipping $RACE
+# The long form: race rounds until the time is up.
+rounds() {
+	n=0
+	while [ $(($(date +%s) - T0)) -lt $((MINUTES * 60 - 2 * RACE)) ]; do
+		race $RACE 1 && race_flipping $RACE || { echo "round $n failed"; return 1; }
+		n=$((n + 1))
+	done
+	say "# stress: $n more race rounds"
+}
+[ -n "$MINUTES" ] && check "race rounds until the time is up break no rule" rounds
+workload_stop
+rmmod kpstress
+check "no probe is left at the end" nothing_left
+if [ -f /sys/kernel/debug/kmemleak ]; then
+	check "kmemleak finds nothing kprobes allocated" kmemleak_clean
+else
+	skip "kmemleak finds nothing kprobes allocated" "kernel without CONFIG_DEBUG_KMEMLEAK"
+fi
+say "# stress: $(($(date +%s) - T0)) s of guest time"
