@@ -543,26 +543,14 @@ static int kprobe_join(struct kprobe *entry, struct kprobe *p)
 	}
 
 	/*
-	 * A post_handler on an ftrace site needs the IPMODIFY ops, so an
-	 * armed entry moves to it: disarm with the old ops, arm with the new.
+	 * An armed ftrace site stays with the ops it was armed through, even
+	 * the plain one: moving to the IPMODIFY ops would unhook the site for
+	 * a moment, and calls through it would run no handler.  The plain
+	 * ops serves a post_handler too, since the handler path puts regs->ip
+	 * back after it; only a fresh arm picks the IPMODIFY ops for one.
 	 */
 	if (p->post_handler && !entry->post_handler) {
-		bool rearm = kprobe_ftrace(entry) && kprobe_should_be_armed(entry);
-
-		if (rearm) {
-			ret = kprobe_disarm(entry);
-			if (ret)
-				return ret;
-		}
-		entry->post_handler = aggr_post_handler;
-		if (rearm) {
-			ret = kprobe_arm(entry);
-			if (ret) {
-				entry->post_handler = NULL;
-				WARN_ON(kprobe_arm(entry));
-				return ret;
-			}
-		}
+		WRITE_ONCE(entry->post_handler, aggr_post_handler);
 		/* A jump would skip the post_handler: out before @p joins. */
 		kprobe_opt_update(entry);
 	}

@@ -1560,7 +1560,9 @@ static struct kprobe *table_entry(void *addr)
  * The ftrace handler takes an ops' only armed entry without a table
  * lookup (kprobe_ftrace_only()).  That shortcut must name the table
  * entry or nothing through aggregation, a second site, disable, enable,
- * a post_handler (the IPMODIFY ops) and unregistration.
+ * a post_handler and unregistration.  A post_handler joining an armed
+ * site leaves it on its ops (moving would unhook it for a moment); a site
+ * armed afresh for one takes the IPMODIFY ops.
  */
 static void ftrace_only_entry_follows_table(struct kunit *test)
 {
@@ -1610,22 +1612,38 @@ static void ftrace_only_entry_follows_table(struct kunit *test)
 	call_site_2(test);
 	KUNIT_EXPECT_EQ(test, c->pre_hits, 2);
 
-	/* D's post_handler moves the site to the IPMODIFY ops. */
+	/* D's post_handler joins: the site stays on the plain ops. */
 	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &d->kp), 0);
-	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(false));
-	KUNIT_EXPECT_PTR_EQ(test, kprobe_ftrace_only(true),
+	KUNIT_EXPECT_PTR_EQ(test, kprobe_ftrace_only(false),
 			    table_entry(FTRACE_SITE_2));
+	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(true));
 	call_site_2(test);
 	KUNIT_EXPECT_EQ(test, c->pre_hits, 3);
 	KUNIT_EXPECT_EQ(test, d->pre_hits, 1);
 	KUNIT_EXPECT_EQ(test, d->post_hits, 1);
+
+	/* Disabled and enabled, it is armed afresh, for D's post_handler. */
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&c->kp), 0);
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&d->kp), 0);
+	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(false));
+	KUNIT_ASSERT_EQ(test, enable_kprobe(&d->kp), 0);
+	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(false));
+	KUNIT_EXPECT_PTR_EQ(test, kprobe_ftrace_only(true),
+			    table_entry(FTRACE_SITE_2));
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, d->pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, d->post_hits, 2);
+	KUNIT_ASSERT_EQ(test, enable_kprobe(&c->kp), 0);
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, c->pre_hits, 4);
+	KUNIT_EXPECT_EQ(test, d->pre_hits, 3);
 
 	unreg_kprobe(test, &c->kp);
 	unreg_kprobe(test, &d->kp);
 	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(false));
 	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(true));
 	call_site_2(test);
-	KUNIT_EXPECT_EQ(test, d->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, d->pre_hits, 3);
 }
 #endif
 
