@@ -217,14 +217,17 @@ static nokprobe_inline void kpx_unnest(struct kprobe_ctlblk *kcb)
 static void kpx_insn_done(struct kprobe *p, struct pt_regs *regs,
 			  struct kprobe_ctlblk *kcb)
 {
+	/* Once: the core may clear an aggregate's while we are in its hit. */
+	kprobe_post_handler_t post = READ_ONCE(p->post_handler);
+
 	if (kcb->kprobe_status == KPROBE_REENTER) {
 		kpx_unnest(kcb);
 		return;
 	}
 
 	kcb->kprobe_status = KPROBE_HIT_SSDONE;
-	if (p->post_handler && !kprobe_disabled(p))
-		p->post_handler(p, regs, 0);
+	if (post && !kprobe_disabled(p))
+		post(p, regs, 0);
 	reset_current_kprobe();
 }
 NOKPROBE_SYMBOL(kpx_insn_done);

@@ -17,6 +17,7 @@ static nokprobe_inline void kpx_ftrace_hit(struct kprobe *p, unsigned long ip,
 					   struct pt_regs *regs)
 {
 	unsigned long resume_ip = regs->ip;
+	kprobe_post_handler_t post;
 
 	__this_cpu_write(current_kprobe, p);
 	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
@@ -29,11 +30,13 @@ static nokprobe_inline void kpx_ftrace_hit(struct kprobe *p, unsigned long ip,
 		return;
 	}
 
-	if (unlikely(p->post_handler)) {
+	/* Once: the core may clear an aggregate's while we are in its hit. */
+	post = READ_ONCE(p->post_handler);
+	if (unlikely(post)) {
 		/* as if the nop had been stepped */
 		regs->ip = ip + MCOUNT_INSN_SIZE;
 		__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_SSDONE);
-		p->post_handler(p, regs, 0);
+		post(p, regs, 0);
 	}
 	regs->ip = resume_ip;
 	reset_current_kprobe();
