@@ -148,15 +148,18 @@ void arch_remove_kprobe(struct kprobe *p)
 static void finish_hit(struct kprobe *p, struct kprobe_ctlblk *kcb,
 		       struct pt_regs *regs)
 {
+	/* Once: the core may clear an aggregate's while we are in its hit. */
+	kprobe_post_handler_t post = READ_ONCE(p->post_handler);
+
 	if (kcb->kprobe_status == KPROBE_REENTER) {
 		__this_cpu_write(current_kprobe, kcb->outer.kp);
 		kcb->kprobe_status = kcb->outer.status;
 		kcb->saved_daif = kcb->outer.daif;
 		return;
 	}
-	if (p->post_handler) {
+	if (post) {
 		kcb->kprobe_status = KPROBE_HIT_SSDONE;
-		p->post_handler(p, regs, 0);
+		post(p, regs, 0);
 	}
 	reset_current_kprobe();
 }
