@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Probes on ftrace call sites.  Such a site already calls into ftrace, so
- * the probe is "armed" by adding its address to the filter of one of two
- * ftrace_ops whose callback is the architecture's kprobe_ftrace_handler().
+ * the probe is "armed" by adding the site to ftrace, in one of two ways.
  *
- * A probe with a post_handler uses the IPMODIFY ops: the handler path
- * moves regs->ip past the call to imitate a single-step, and ftrace must
- * then honour the new ip.  IPMODIFY is exclusive per function (livepatch
- * wants it too), so probes without a post_handler stay off it.
+ * Where ftrace hands its callbacks a full pt_regs (x86), the site joins the
+ * filter of one of two ftrace_ops whose callback is the architecture's
+ * kprobe_ftrace_handler().  A probe with a post_handler uses the IPMODIFY
+ * ops: the handler path moves regs->ip past the call to imitate a
+ * single-step, and ftrace must then honour the new ip.  IPMODIFY is
+ * exclusive per function (livepatch wants it too), so probes without a
+ * post_handler stay off it.
+ *
+ * Where it does not (arm64: ftrace_regs holds the argument registers and
+ * little else), each probed site gets an ftrace direct call of its own to
+ * arch_kprobe_ftrace_caller(), a trampoline that saves every register into
+ * a pt_regs and honours the handlers' changes to it, the pc included
+ * (CONFIG_KPROBES_ON_FTRACE_DIRECT).  A function has at most one direct
+ * call, so such a probe and, say, a BPF trampoline exclude each other on
+ * the same function: the second one gets -EBUSY.
  *
  * Everything here runs under kprobe_mutex.
  */
@@ -15,10 +25,119 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/ftrace.h>
+#include <linux/hashtable.h>
 #include <linux/kprobes.h>
+#include <linux/slab.h>
 #include <kunit/visibility.h>
 
 #include "kprobes_internal.h"
+
+bool kprobe_ftrace_disabled __read_mostly;
+
+#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
+/*
+ * One direct-call ops per armed site, found again by address at disarm.
+ * The table entry at the site may change (a lone probe becomes an
+ * aggregate) while the site stays armed; the ops belongs to the address.
+ */
+struct kprobe_ftrace_site {
+	struct ftrace_ops ops;
+	unsigned long ip;
+	struct hlist_node node;
+};
+
+static DEFINE_HASHTABLE(kprobe_ftrace_sites, 8);
+
+static struct kprobe_ftrace_site *kprobe_ftrace_site_of(unsigned long ip)
+{
+	struct kprobe_ftrace_site *site;
+
+	hash_for_each_possible(kprobe_ftrace_sites, site, node, ip) {
+		if (site->ip == ip)
+			return site;
+	}
+	return NULL;
+}
+
+int kprobe_ftrace_arm(struct kprobe *p)
+{
+	unsigned long tramp = (unsigned long)arch_kprobe_ftrace_caller;
+	unsigned long ip = (unsigned long)p->addr;
+	struct kprobe_ftrace_site *site;
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (p->flags & KPROBE_FLAG_FTRACE_ARMED)
+		return 0;
+	if (unlikely(kprobe_ftrace_disabled))
+		return -ENODEV;
+	if (WARN_ON_ONCE(kprobe_ftrace_site_of(ip)))
+		return -EBUSY;
+
+	site = kzalloc(sizeof(*site), GFP_KERNEL);
+	if (!site)
+		return -ENOMEM;
+	site->ip = ip;
+	ret = ftrace_set_filter_ip(&site->ops, ip, 0, 0);
+	if (ret) {
+		pr_debug("%pS: ftrace filter refused (%d)\n", p->addr, ret);
+		kfree(site);
+		return ret;
+	}
+	ret = register_ftrace_direct(&site->ops, tramp);
+	if (ret) {
+		/* -EBUSY: another direct call (a BPF trampoline) owns it */
+		pr_debug("%pS: ftrace direct call refused (%d)\n", p->addr,
+			 ret);
+		ftrace_free_filter(&site->ops);
+		kfree(site);
+		return ret;
+	}
+	hash_add(kprobe_ftrace_sites, &site->node, ip);
+	p->flags |= KPROBE_FLAG_FTRACE_ARMED;
+	return 0;
+}
+
+int kprobe_ftrace_disarm(struct kprobe *p)
+{
+	unsigned long tramp = (unsigned long)arch_kprobe_ftrace_caller;
+	unsigned long ip = (unsigned long)p->addr;
+	struct kprobe_ftrace_site *site;
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!(p->flags & KPROBE_FLAG_FTRACE_ARMED))
+		return 0;
+	/* After ftrace_kill() nothing calls us; there is nothing to undo. */
+	if (unlikely(kprobe_ftrace_disabled))
+		return 0;
+
+	site = kprobe_ftrace_site_of(ip);
+	if (WARN_ON_ONCE(!site))
+		return -ENOENT;
+	/*
+	 * Waits for the CPUs that may still be on the way from the site
+	 * into the trampoline (the ops is dynamic); those that got in find
+	 * no probe or a disarmed one, the core's grace period covers them.
+	 */
+	ret = unregister_ftrace_direct(&site->ops, tramp, true);
+	if (ret) {
+		pr_warn("%pS: cannot leave ftrace (%d)\n", p->addr, ret);
+		return ret;
+	}
+	hash_del(&site->node);
+	kfree(site);
+	p->flags &= ~KPROBE_FLAG_FTRACE_ARMED;
+	return 0;
+}
+
+/* The site's ops belongs to its address, not to the entry: nothing moves. */
+void kprobe_ftrace_handover(struct kprobe *orig, struct kprobe *agg)
+{
+	lockdep_assert_held(&kprobe_mutex);
+}
+
+#else /* !CONFIG_KPROBES_ON_FTRACE_DIRECT */
 
 struct kprobe_ftrace_user {
 	struct ftrace_ops ops;
@@ -38,8 +157,6 @@ static struct kprobe_ftrace_user kprobe_ftrace_ipmodify = {
 		.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 	},
 };
-
-bool kprobe_ftrace_disabled __read_mostly;
 
 /* Name @entry the ops' only armed entry, or none with NULL. */
 static void kprobe_ftrace_set_only(struct kprobe_ftrace_user *user,
@@ -160,6 +277,17 @@ struct kprobe *kprobe_ftrace_only(bool ipmodify)
 			  kprobe_ftrace_plain.ops.private;
 }
 EXPORT_SYMBOL_IF_KUNIT(kprobe_ftrace_only);
+#endif
+
+#endif /* CONFIG_KPROBES_ON_FTRACE_DIRECT */
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* ftrace_location() for the test modules, which cannot call it. */
+unsigned long kprobe_ftrace_site_of_func(unsigned long func)
+{
+	return ftrace_location(func);
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_ftrace_site_of_func);
 #endif
 
 /**

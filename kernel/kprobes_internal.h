@@ -158,13 +158,18 @@ static inline void kretprobe_release(struct kprobe *p) { }
 #endif
 
 /* kprobes_ftrace.c */
+
 #ifdef CONFIG_KPROBES_ON_FTRACE
 int kprobe_ftrace_arm(struct kprobe *p);
 int kprobe_ftrace_disarm(struct kprobe *p);
 void kprobe_ftrace_handover(struct kprobe *orig, struct kprobe *agg);
-#if IS_ENABLED(CONFIG_KUNIT)
+#if IS_ENABLED(CONFIG_KUNIT) && !defined(CONFIG_KPROBES_ON_FTRACE_DIRECT)
 /* Exported for lib/test_kprobes.c only. */
 struct kprobe *kprobe_ftrace_only(bool ipmodify);
+#endif
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Exported for the KUnit suites only. */
+unsigned long kprobe_ftrace_site_of_func(unsigned long func);
 #endif
 #else
 static inline int kprobe_ftrace_arm(struct kprobe *p)

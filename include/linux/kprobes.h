@@ -428,8 +428,17 @@ static inline void wait_for_kprobe_optimizer(void) { }
 #endif /* CONFIG_OPTPROBES */
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
+#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
+/*
+ * The direct-call target of every probed ftrace site: saves a full
+ * pt_regs, runs the probe, resumes where the handlers left the pc.
+ * Not called from C.
+ */
+void arch_kprobe_ftrace_caller(void);
+#else
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
+#endif
 int arch_prepare_kprobe_ftrace(struct kprobe *p);
 /* Set once ftrace has been killed; ftrace-based probes then stay quiet. */
 extern bool kprobe_ftrace_disabled __read_mostly;
