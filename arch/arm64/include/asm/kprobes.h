@@ -52,6 +52,8 @@ struct kprobe_ctlblk {
 void arch_remove_kprobe(struct kprobe *p);
 int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr);
 void __kretprobe_trampoline(void);
+/* Run the one-instruction slot @slot (ending in RET) on @regs. */
+void arm64_kprobe_run_insn(struct pt_regs *regs, kprobe_opcode_t *slot);
 unsigned long arm64_kretprobe_return(struct pt_regs *regs);
 
 #endif /* CONFIG_KPROBES */

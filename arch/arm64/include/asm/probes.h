@@ -40,9 +40,12 @@ typedef u32 kprobe_opcode_t;
 /**
  * struct arch_specific_insn - arm64 state of one kprobe
  * @api: the decoded instruction and how to run it
+ * @in_handler: a stepped instruction that the BRK handler runs itself on
+ *	the saved registers; its slot then ends in RET, not in a BRK
  */
 struct arch_specific_insn {
 	struct arch_probe_insn api;
+	bool in_handler;
 };
 #endif
 

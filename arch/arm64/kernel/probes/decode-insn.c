@@ -329,6 +329,104 @@ static bool in_exclusive_sequence(kprobe_opcode_t *addr)
 	return false;
 }
 
+/* Register fields; in immediate forms some of these bits are the immediate. */
+#define INSN_RD(insn)	((insn) & 0x1f)
+#define INSN_RN(insn)	(((insn) >> 5) & 0x1f)
+#define INSN_RA(insn)	(((insn) >> 10) & 0x1f)
+#define INSN_RM(insn)	(((insn) >> 16) & 0x1f)
+
+/* Register 31 is SP, not XZR, in these positions of these forms. */
+static bool uses_sp(u32 insn, bool rd_is_sp_unless_flags, bool rn_is_sp)
+{
+	bool sets_flags = insn & BIT(29);
+
+	if (rn_is_sp && INSN_RN(insn) == 31)
+		return true;
+	return rd_is_sp_unless_flags && !sets_flags && INSN_RD(insn) == 31;
+}
+
+/**
+ * arm64_insn_register_only() - can a stepped instruction run in the handler?
+ * @insn: an instruction the decoder steps
+ *
+ * True for integer data processing that reads and writes general
+ * registers and the condition flags only, never SP and never x30, and
+ * cannot fault or be undefined: the BRK handler then runs it on the
+ * saved registers (arm64_kprobe_run_insn()) instead of taking a second
+ * exception for a step.  Any 5-bit field equal to 30 counts as x30,
+ * immediates included, and logical immediates (whose reserved bitmasks
+ * would need decoding) are left out: that only sends a few more
+ * instructions to the step.
+ *
+ * Return: whether @insn may run in the handler.
+ */
+bool arm64_insn_register_only(u32 insn)
+{
+	bool sf = insn & BIT(31);
+	unsigned int op;
+
+	if (INSN_RD(insn) == 30 || INSN_RN(insn) == 30 ||
+	    INSN_RA(insn) == 30 || INSN_RM(insn) == 30)
+		return false;
+
+	/* ADD/SUB (immediate), not the tag-adding forms */
+	if ((insn & 0x1f800000) == 0x11000000)
+		return !uses_sp(insn, true, true);
+	/* MOVN/MOVZ/MOVK: opc 01 and, for W, hw >= 2 are unallocated */
+	if ((insn & 0x1f800000) == 0x12800000)
+		return (insn & 0x60000000) != 0x20000000 &&
+		       (sf || !(insn & BIT(22)));
+	/* SBFM/BFM/UBFM, EXTR: N == sf; for W, 6-bit fields below 32 */
+	if ((insn & 0x1f800000) == 0x13000000 ||
+	    (insn & 0x7fa00000) == 0x13800000) {
+		if ((insn & 0x1f800000) == 0x13000000 &&
+		    (insn & 0x60000000) == 0x60000000)
+			return false;
+		if (!!(insn & BIT(22)) != sf)
+			return false;
+		return sf || !(insn & (BIT(21) | BIT(15)));
+	}
+	/* logical and ADD/SUB (shifted register): 31 is XZR */
+	if ((insn & 0x1f000000) == 0x0a000000 ||
+	    (insn & 0x1f200000) == 0x0b000000) {
+		if ((insn & 0x1f000000) == 0x0b000000 &&
+		    (insn & 0x00c00000) == 0x00c00000)
+			return false;
+		return sf || !(insn & BIT(15));
+	}
+	/* ADD/SUB (extended register): opt 00, shift at most 4 */
+	if ((insn & 0x1fe00000) == 0x0b200000)
+		return ((insn >> 10) & 7) <= 4 && !uses_sp(insn, true, true);
+	/* ADC/SBC(S), CCMN/CCMP, CSEL/CSINC/CSINV/CSNEG */
+	if ((insn & 0x1fe0fc00) == 0x1a000000 ||
+	    (insn & 0x3fe00410) == 0x3a400000 ||
+	    (insn & 0x3fe00800) == 0x1a800000)
+		return true;
+	/* UDIV, SDIV, LSLV, LSRV, ASRV, RORV */
+	if ((insn & 0x7fe00000) == 0x1ac00000) {
+		op = (insn >> 10) & 0x3f;
+		return op == 2 || op == 3 || (op >= 8 && op <= 11);
+	}
+	/* RBIT, REV16, REV32 (X), REV, CLZ, CLS */
+	if ((insn & 0x7fff0000) == 0x5ac00000) {
+		op = (insn >> 10) & 0x3f;
+		return op <= 5 && (sf || op != 3);
+	}
+	/* MADD/MSUB; for X also [SU]M{ADD,SUB}L and [SU]MULH */
+	if ((insn & 0x7f000000) == 0x1b000000) {
+		op = (insn >> 21) & 7;
+		if (op == 0)
+			return true;
+		if (!sf)
+			return false;
+		if (op == 1 || op == 5)
+			return true;
+		return (op == 2 || op == 6) && !(insn & BIT(15));
+	}
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(arm64_insn_register_only);
+
 /**
  * arm_kprobe_decode_insn() - classify a kernel instruction for a kprobe
  * @addr: where it is

@@ -65,6 +65,7 @@ const char *arm64_probe_reason_str(enum arm64_probe_reason reason);
 int arm64_probe_reason_errno(enum arm64_probe_reason reason);
 
 #ifdef CONFIG_KPROBES
+bool arm64_insn_register_only(u32 insn);
 struct arm64_probe_verdict arm_kprobe_decode_insn(kprobe_opcode_t *addr,
 						  struct arch_specific_insn *asi);
 #endif

@@ -51,6 +51,7 @@ static kprobe_opcode_t *slot_end(struct kprobe *p)
 static int prepare_slot(struct kprobe *p)
 {
 	kprobe_opcode_t *slot = get_insn_slot();
+	u32 tail;
 	int ret;
 
 	if (!slot)
@@ -60,10 +61,19 @@ static int prepare_slot(struct kprobe *p)
 	 * probe's BRK is written, and the exception taken on that BRK
 	 * synchronizes this CPU's instruction stream with the slot.
 	 */
+	/*
+	 * A register-only instruction is called from the handler and
+	 * returns to it (BLR, so not where BTI guards the slot's page);
+	 * any other is stepped and ends in the step's BRK.
+	 */
+	p->ainsn.in_handler = !IS_ENABLED(CONFIG_ARM64_BTI_KERNEL) &&
+			      arm64_insn_register_only(p->opcode);
+	tail = p->ainsn.in_handler ? aarch64_insn_gen_branch_reg(AARCH64_INSN_REG_LR,
+							   AARCH64_INSN_BRANCH_RETURN) :
+				     BRK64_OPCODE_KPROBES_SS;
 	ret = aarch64_insn_patch_text_nosync(slot, p->opcode);
 	if (!ret)
-		ret = aarch64_insn_patch_text_nosync(slot + 1,
-						     BRK64_OPCODE_KPROBES_SS);
+		ret = aarch64_insn_patch_text_nosync(slot + 1, tail);
 	if (ret) {
 		free_insn_slot(slot, 0);
 		return ret;
@@ -88,6 +98,7 @@ int arch_prepare_kprobe(struct kprobe *p)
 
 	p->opcode = le32_to_cpu(*p->addr);
 	p->ainsn.api.insn = NULL;
+	p->ainsn.in_handler = false;
 	v = arm_kprobe_decode_insn(p->addr, &p->ainsn);
 	switch (v.class) {
 	case ARM64_PROBE_SIMULATED:
@@ -166,15 +177,22 @@ static void finish_hit(struct kprobe *p, struct kprobe_ctlblk *kcb,
 NOKPROBE_SYMBOL(finish_hit);
 
 /*
- * Run the probed instruction: at once when it is simulated, otherwise
- * by resuming at its slot with every exception masked, so that the
- * per-CPU state stays ours until the step's BRK comes back.
+ * Run the probed instruction: at once when it is simulated or runs in
+ * the handler, otherwise by resuming at its slot with every exception
+ * masked, so that the per-CPU state stays ours until the step's BRK comes
+ * back.
  */
 static void run_insn(struct kprobe *p, struct kprobe_ctlblk *kcb,
 		     struct pt_regs *regs)
 {
 	if (p->ainsn.api.handler) {
 		p->ainsn.api.handler(p->opcode, (long)p->addr, regs);
+		finish_hit(p, kcb, regs);
+		return;
+	}
+	if (p->ainsn.in_handler) {
+		arm64_kprobe_run_insn(regs, p->ainsn.api.insn);
+		instruction_pointer_set(regs, (unsigned long)(p->addr + 1));
 		finish_hit(p, kcb, regs);
 		return;
 	}

@@ -17,6 +17,7 @@
 #include <linux/linkage.h>
 #include <asm/asm-offsets.h>
 #include <asm/assembler.h>
+#include <asm/insn-def.h>
 #include <asm/ptrace.h>
 
 	.text
@@ -81,3 +82,173 @@ SYM_CODE_START(__kretprobe_trampoline)
 	ret
 SYM_CODE_END(__kretprobe_trampoline)
 NOKPROBE(__kretprobe_trampoline)
+
+/*
+ * arm64_kprobe_run_insn(regs, slot): run a register-only instruction
+ * (arm64_insn_register_only()) from the BRK handler, every exception
+ * masked.  The slot holds the instruction and RET.  x0-x29 and the
+ * condition flags take the probed context's values from @regs, the slot
+ * is called through x30 (which the instruction never names) and what the
+ * instruction left in them goes back into @regs.  sp stays ours: the
+ * instruction never names it.  x18 is saved and put back around it, in
+ * case it is the shadow call stack pointer.
+ */
+#define KPR_REGS	96
+#define KPR_X18		104
+#define KPR_NZCV	0xf0000000
+
+SYM_FUNC_START(arm64_kprobe_run_insn)
+	stp	x29, x30, [sp, #-112]!
+	mov	x29, sp
+	stp	x19, x20, [sp, #16]
+	stp	x21, x22, [sp, #32]
+	stp	x23, x24, [sp, #48]
+	stp	x25, x26, [sp, #64]
+	stp	x27, x28, [sp, #80]
+	stp	x0, x18, [sp, #KPR_REGS]
+
+	ldr	x2, [x0, #S_PSTATE]
+	and	x2, x2, #KPR_NZCV
+	msr	nzcv, x2
+	mov	x30, x1
+	ldp	x2, x3, [x0, #S_X2]
+	ldp	x4, x5, [x0, #S_X4]
+	ldp	x6, x7, [x0, #S_X6]
+	ldp	x8, x9, [x0, #S_X8]
+	ldp	x10, x11, [x0, #S_X10]
+	ldp	x12, x13, [x0, #S_X12]
+	ldp	x14, x15, [x0, #S_X14]
+	ldp	x16, x17, [x0, #S_X16]
+	ldp	x18, x19, [x0, #S_X18]
+	ldp	x20, x21, [x0, #S_X20]
+	ldp	x22, x23, [x0, #S_X22]
+	ldp	x24, x25, [x0, #S_X24]
+	ldp	x26, x27, [x0, #S_X26]
+	ldp	x28, x29, [x0, #S_X28]
+	ldp	x0, x1, [x0, #S_X0]
+	blr	x30
+
+	stp	x0, x1, [sp, #-16]!
+	ldr	x0, [sp, #16 + KPR_REGS]
+	stp	x2, x3, [x0, #S_X2]
+	stp	x4, x5, [x0, #S_X4]
+	stp	x6, x7, [x0, #S_X6]
+	stp	x8, x9, [x0, #S_X8]
+	stp	x10, x11, [x0, #S_X10]
+	stp	x12, x13, [x0, #S_X12]
+	stp	x14, x15, [x0, #S_X14]
+	stp	x16, x17, [x0, #S_X16]
+	stp	x18, x19, [x0, #S_X18]
+	stp	x20, x21, [x0, #S_X20]
+	stp	x22, x23, [x0, #S_X22]
+	stp	x24, x25, [x0, #S_X24]
+	stp	x26, x27, [x0, #S_X26]
+	stp	x28, x29, [x0, #S_X28]
+	ldp	x2, x3, [sp], #16
+	stp	x2, x3, [x0, #S_X0]
+	mrs	x2, nzcv
+	ldr	x3, [x0, #S_PSTATE]
+	bic	x3, x3, #KPR_NZCV
+	orr	x3, x3, x2
+	str	x3, [x0, #S_PSTATE]
+
+	ldr	x18, [sp, #KPR_X18]
+	ldp	x19, x20, [sp, #16]
+	ldp	x21, x22, [sp, #32]
+	ldp	x23, x24, [sp, #48]
+	ldp	x25, x26, [sp, #64]
+	ldp	x27, x28, [sp, #80]
+	ldp	x29, x30, [sp], #112
+	ret
+SYM_FUNC_END(arm64_kprobe_run_insn)
+NOKPROBE(arm64_kprobe_run_insn)
+
+#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
+/*
+ * arch_kprobe_ftrace_caller: the ftrace direct call of every probed ftrace
+ * site (kprobes_ftrace.c).  It is entered from the site's BL, or from
+ * ftrace_caller's BR x17 when the site is out of BL range or shared with
+ * other tracers, in the state ftrace promises a direct trampoline: x30 is
+ * the instruction after the site, x9 the function's return address (the
+ * MOV X9, X30 before the site), sp and every other register as at the
+ * site, except the temporaries ftrace may have used on the way (x10, x11,
+ * x17), which no function reads at its entry.
+ *
+ * A pt_regs below sp takes every register, with x30 the function's return
+ * address, pc the site and sp the site's.  Two frame records chain the
+ * handlers' stack walks to the probed function and on to its caller.
+ * Back from arm64_kprobe_ftrace_hit(), every register is reloaded from the
+ * pt_regs (the handlers may have changed any), x30 included, and we go on
+ * at regs->pc through x16, the one register not given back.  sp and
+ * pstate are not reloaded.
+ */
+#define KPF_FRAME	(PT_REGS_SIZE + 16)
+#define KPF_CALLER	PT_REGS_SIZE
+
+SYM_CODE_START(arch_kprobe_ftrace_caller)
+	bti	c
+	sub	sp, sp, #KPF_FRAME
+	stp	x0, x1, [sp, #S_X0]
+	stp	x2, x3, [sp, #S_X2]
+	stp	x4, x5, [sp, #S_X4]
+	stp	x6, x7, [sp, #S_X6]
+	stp	x8, x9, [sp, #S_X8]
+	stp	x10, x11, [sp, #S_X10]
+	stp	x12, x13, [sp, #S_X12]
+	stp	x14, x15, [sp, #S_X14]
+	stp	x16, x17, [sp, #S_X16]
+	stp	x18, x19, [sp, #S_X18]
+	stp	x20, x21, [sp, #S_X20]
+	stp	x22, x23, [sp, #S_X22]
+	stp	x24, x25, [sp, #S_X24]
+	stp	x26, x27, [sp, #S_X26]
+	stp	x28, x29, [sp, #S_X28]
+
+	/* x30 as the function has it, and the site's sp */
+	add	x10, sp, #KPF_FRAME
+	stp	x9, x10, [sp, #S_LR]
+
+	/* pc: the site; pstate: EL1h with the live flags and DAIF bits */
+	sub	x11, x30, #AARCH64_INSN_SIZE
+	mrs	x12, nzcv
+	mrs	x13, daif
+	orr	x12, x12, x13
+	mov	x13, #PSR_MODE_EL1h
+	orr	x12, x12, x13
+	stp	x11, x12, [sp, #S_PC]
+
+	/*
+	 * The caller's record {its fp, the return into it} above the
+	 * pt_regs, the probed function's {that record, x30} in it.
+	 */
+	stp	x29, x9, [sp, #KPF_CALLER]
+	add	x10, sp, #KPF_CALLER
+	stp	x10, x30, [sp, #S_STACKFRAME]
+	add	x29, sp, #S_STACKFRAME
+
+	mov	x0, sp
+	bl	arm64_kprobe_ftrace_hit
+
+	ldp	x0, x1, [sp, #S_X0]
+	ldp	x2, x3, [sp, #S_X2]
+	ldp	x4, x5, [sp, #S_X4]
+	ldp	x6, x7, [sp, #S_X6]
+	ldp	x8, x9, [sp, #S_X8]
+	ldp	x10, x11, [sp, #S_X10]
+	ldp	x12, x13, [sp, #S_X12]
+	ldp	x14, x15, [sp, #S_X14]
+	ldr	x17, [sp, #S_X16 + 8]
+	ldp	x18, x19, [sp, #S_X18]
+	ldp	x20, x21, [sp, #S_X20]
+	ldp	x22, x23, [sp, #S_X22]
+	ldp	x24, x25, [sp, #S_X24]
+	ldp	x26, x27, [sp, #S_X26]
+	ldp	x28, x29, [sp, #S_X28]
+	ldr	x30, [sp, #S_LR]
+	ldr	x16, [sp, #S_PC]
+	add	sp, sp, #KPF_FRAME
+	/* RET, not BR: the target need not be a BTI landing pad */
+	ret	x16
+SYM_CODE_END(arch_kprobe_ftrace_caller)
+NOKPROBE(arch_kprobe_ftrace_caller)
+#endif /* CONFIG_KPROBES_ON_FTRACE_DIRECT */
