@@ -1566,6 +1566,9 @@ static struct kprobe *table_entry(void *addr)
  */
 static void ftrace_only_entry_follows_table(struct kunit *test)
 {
+#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
+	kunit_skip(test, "ftrace sites are direct calls here: no shared ops");
+#else
 	struct site_probe *a = site_probe_at(test, FTRACE_SITE_1, false);
 	struct site_probe *b = site_probe_at(test, FTRACE_SITE_1, false);
 	struct site_probe *c = site_probe_at(test, FTRACE_SITE_2, false);
@@ -1644,6 +1647,43 @@ static void ftrace_only_entry_follows_table(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(true));
 	call_site_2(test);
 	KUNIT_EXPECT_EQ(test, d->pre_hits, 3);
+#endif /* CONFIG_KPROBES_ON_FTRACE_DIRECT */
+}
+
+/*
+ * A function's entry, asked for by name or by its first address, is its
+ * ftrace site wherever the architecture puts it (x86: the first byte, or
+ * after ENDBR; arm64: the BL after MOV X9, X30), and fires through ftrace.
+ */
+static void ftrace_entry_is_the_site(struct kunit *test)
+{
+	struct site_probe *a = site_probe_at(test, NULL, true);
+	struct site_probe *b = site_probe_at(test, FTRACE_SITE_2, false);
+	unsigned long site1 = kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_1);
+	unsigned long site2 = kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_2);
+
+	KUNIT_ASSERT_NE(test, site1, 0);
+	KUNIT_ASSERT_NE(test, site2, 0);
+	a->kp.symbol_name = "register_kprobes";
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &a->kp), 0);
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &b->kp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)a->kp.addr, site1);
+	KUNIT_EXPECT_EQ(test, (unsigned long)b->kp.addr, site2);
+	KUNIT_EXPECT_PTR_EQ(test, table_entry((void *)site1), &a->kp);
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&a->kp));
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&b->kp));
+	KUNIT_EXPECT_TRUE(test, a->kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+	KUNIT_EXPECT_TRUE(test, b->kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+
+	call_site_1(test);
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, a->post_hits, 1);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
+	unreg_kprobe(test, &a->kp);
+	unreg_kprobe(test, &b->kp);
+	call_site_1(test);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
 }
 #endif
 
@@ -3713,6 +3753,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(init_text_disarmed_when_retired),
 #if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_KRETPROBES)
 	KUNIT_CASE(ftrace_only_entry_follows_table),
+	KUNIT_CASE(ftrace_entry_is_the_site),
 #endif
 #ifdef CONFIG_KRETPROBES
 	KUNIT_CASE(toggle_unregistered_kretprobe),

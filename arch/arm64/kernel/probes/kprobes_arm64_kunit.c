@@ -9,6 +9,9 @@
  * kpa_off[].
  */
 #include <kunit/test.h>
+#include <linux/ftrace.h>
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/ptrace.h>
@@ -16,10 +19,13 @@
 #include <linux/string.h>
 
 #include <asm/cpufeature.h>
+#include <asm/insn.h>
 #include <asm/neon.h>
 #include <asm/simd.h>
 
 #include "decode-insn.h"
+/* kprobe_ftrace_site_of_func(), exported for the KUnit suites only */
+#include "../../../../kernel/kprobes_internal.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -42,6 +48,7 @@ enum {
 	KPA_LDXR, KPA_EXCL_MID, KPA_STXR, KPA_AFTER_EXCL,
 	KPA_SVC, KPA_BRK, KPA_MSR_DAIF, KPA_MRS_DAIF, KPA_MSR_REG,
 	KPA_HINT_UNK, KPA_UDF,
+	KPA_SUBS, KPA_CSEL,		/* run in the handler */
 	KPA_NR
 };
 
@@ -67,6 +74,7 @@ u64 kpa_hints(u64 x);		/* NOP, BTI, PRFM: x */
 u64 kpa_step(const u64 *p);	/* *p + 5 */
 u64 kpa_mrs(void);		/* current */
 u64 kpa_excl(u64 *p);		/* ++*p */
+u64 kpa_min(s64 a, s64 b);	/* SUBS then CSEL: the smaller */
 void kpa_rejects(void);		/* never called */
 
 #define LIT64	0x1122334455667788ull
@@ -225,6 +233,13 @@ asm(".pushsection .text, \"ax\"\n"
 	"ret\n"
 	".type kpa_step, %function\n.size kpa_step, . - kpa_step\n"
 
+	"kpa_min:\n\t"
+	"hint #34\n"
+	".Lsubs: subs x2, x0, x1\n"
+	".Lcsel: csel x0, x0, x1, lt\n\t"
+	"ret\n"
+	".type kpa_min, %function\n.size kpa_min, . - kpa_min\n"
+
 	"kpa_mrs:\n\t"
 	"hint #34\n"
 	".Lmrs: mrs x0, sp_el0\n\t"
@@ -303,6 +318,8 @@ asm(".pushsection .text, \"ax\"\n"
 	".long .Lmsrreg - kpa_text\n"
 	".long .Lhintunk - kpa_text\n"
 	".long .Ludf - kpa_text\n"
+	".long .Lsubs - kpa_text\n"
+	".long .Lcsel - kpa_text\n"
 	".popsection\n");
 
 static void *kpa_addr(int site)
@@ -584,6 +601,7 @@ static void step_alu_load(struct kunit *test)
 	u64 v = 10;
 
 	kpa_arm(test, KPA_LOAD, ARM64_PROBE_STEPPED);
+	KUNIT_EXPECT_FALSE(test, hit.kp.ainsn.in_handler);
 	KUNIT_EXPECT_EQ(test, kpa_step(&v), 15);
 	kpa_disarm();
 	kpa_expect_hits(test, KPA_LOAD, 1);
@@ -591,11 +609,84 @@ static void step_alu_load(struct kunit *test)
 	kpa_expect_next(test, KPA_LOAD);
 
 	kpa_arm(test, KPA_ADD, ARM64_PROBE_STEPPED);
+	KUNIT_EXPECT_EQ(test, hit.kp.ainsn.in_handler,
+			!IS_ENABLED(CONFIG_ARM64_BTI_KERNEL));
 	KUNIT_EXPECT_EQ(test, kpa_step(&v), 15);
 	kpa_disarm();
 	kpa_expect_hits(test, KPA_ADD, 1);
 	KUNIT_EXPECT_EQ(test, hit.regs.regs[0], 15);
 	kpa_expect_next(test, KPA_ADD);
+}
+
+/*
+ * Register-only instructions run in the BRK handler: the flags SUBS sets
+ * reach the probed context and the post_handler, and CSEL reads the
+ * flags of the probed context.
+ */
+static void in_handler_flags(struct kunit *test)
+{
+	if (IS_ENABLED(CONFIG_ARM64_BTI_KERNEL))
+		kunit_skip(test, "with BTI every instruction is stepped");
+
+	kpa_arm(test, KPA_SUBS, ARM64_PROBE_STEPPED);
+	KUNIT_EXPECT_TRUE(test, hit.kp.ainsn.in_handler);
+	KUNIT_EXPECT_EQ(test, kpa_min(3, 9), 3);
+	KUNIT_EXPECT_EQ(test, hit.regs.regs[2], (u64)-6);
+	KUNIT_EXPECT_TRUE(test, hit.regs.pstate & PSR_N_BIT);
+	KUNIT_EXPECT_EQ(test, kpa_min(9, -4), (u64)-4);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_SUBS, 2);
+	KUNIT_EXPECT_FALSE(test, hit.regs.pstate & PSR_N_BIT);
+	kpa_expect_next(test, KPA_SUBS);
+
+	kpa_arm(test, KPA_CSEL, ARM64_PROBE_STEPPED);
+	KUNIT_EXPECT_TRUE(test, hit.kp.ainsn.in_handler);
+	KUNIT_EXPECT_EQ(test, kpa_min(-7, 2), (u64)-7);
+	KUNIT_EXPECT_EQ(test, kpa_min(7, 2), 2);
+	kpa_disarm();
+	kpa_expect_hits(test, KPA_CSEL, 2);
+	KUNIT_EXPECT_EQ(test, hit.regs.regs[0], 2);
+	kpa_expect_next(test, KPA_CSEL);
+}
+
+struct kpa_reg_only {
+	u32 insn;
+	bool in_handler;
+	const char *what;
+};
+
+static const struct kpa_reg_only kpa_reg_only_list[] = {
+	{ 0x91001400, true, "ADD x0, x0, #5" },
+	{ 0x910003e0, false, "MOV x0, sp (ADD from SP)" },
+	{ 0x9100001f, false, "MOV sp, x0 (ADD to SP)" },
+	{ 0xf100041f, true, "CMP x0, #1 (SUBS to XZR)" },
+	{ 0xeb010002, true, "SUBS x2, x0, x1" },
+	{ 0x9a81b000, true, "CSEL x0, x0, x1, lt" },
+	{ 0xd2800020, true, "MOVZ x0, #1" },
+	{ 0xb2400000, false, "ORR x0, x0, #1 (logical immediate)" },
+	{ 0xaa0103e0, true, "MOV x0, x1 (ORR shifted register)" },
+	{ 0x9b017c00, true, "MUL x0, x0, x1" },
+	{ 0x9ac10800, true, "UDIV x0, x0, x1" },
+	{ 0xdac01000, true, "CLZ x0, x0" },
+	{ 0xd37df000, true, "LSL x0, x0, #3 (UBFM)" },
+	{ 0x8b1e0000, false, "ADD x0, x0, x30" },
+	{ 0xf9400000, false, "LDR x0, [x0]" },
+	{ 0x1e602000, false, "FCMP d0, d0" },
+	{ 0x8b2063e0, false, "ADD x0, sp, x0 (extended register)" },
+};
+
+static void kpa_reg_only_desc(const struct kpa_reg_only *r, char *desc)
+{
+	strscpy(desc, r->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpa_reg_only, kpa_reg_only_list, kpa_reg_only_desc);
+
+static void register_only(struct kunit *test)
+{
+	const struct kpa_reg_only *r = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, arm64_insn_register_only(r->insn), r->in_handler);
 }
 
 static void step_mrs(struct kunit *test)
@@ -726,7 +817,349 @@ static void decoder(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, !!api.handler, d->want.class == ARM64_PROBE_SIMULATED);
 }
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/*
+ * Probes on ftrace sites.  This file is built with ftrace, so its C
+ * functions start with MOV X9, X30 and the BL ftrace patches (the site);
+ * kpa_ft_marked(), in assembly, calls kpa_ft_target() with a mark in every
+ * callee-saved register and returns the x19 it has afterwards.
+ */
+#define KPA_FT_MARK(n)	(0x1900ull + (n))
+#define KPA_NOP_WORD	0xd503201fu
+
+u64 kpa_ft_marked(u64 a);
+u64 kpa_ft_target(u64 a, u64 b, u64 c, u64 d, u64 e, u64 f, u64 g, u64 h);
+
+noinline __noipa u64 kpa_ft_target(u64 a, u64 b, u64 c, u64 d, u64 e, u64 f,
+				   u64 g, u64 h)
+{
+	return a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g + 8 * h;
+}
+
+static noinline __noipa u64 kpa_ft_other(u64 a, u64 b, u64 c, u64 d, u64 e,
+					 u64 f, u64 g, u64 h)
+{
+	return a ^ 0x5a5a;
+}
+
+asm(".pushsection .text, \"ax\"\n"
+	".balign 8\n"
+	".type kpa_ft_marked, %function\n"
+	"kpa_ft_marked:\n\t"
+	"hint #34\n\t"
+	"stp x29, x30, [sp, #-96]!\n\t"
+	"mov x29, sp\n\t"
+	"stp x19, x20, [sp, #16]\n\t"
+	"stp x21, x22, [sp, #32]\n\t"
+	"stp x23, x24, [sp, #48]\n\t"
+	"stp x25, x26, [sp, #64]\n\t"
+	"stp x27, x28, [sp, #80]\n\t"
+	"mov x19, #0x1900\n\t"
+	"mov x20, #0x1901\n\t"
+	"mov x21, #0x1902\n\t"
+	"mov x22, #0x1903\n\t"
+	"mov x23, #0x1904\n\t"
+	"mov x24, #0x1905\n\t"
+	"mov x25, #0x1906\n\t"
+	"mov x26, #0x1907\n\t"
+	"mov x27, #0x1908\n\t"
+	"mov x28, #0x1909\n\t"
+	"mov x1, xzr\n\t"
+	"mov x2, xzr\n\t"
+	"mov x3, xzr\n\t"
+	"mov x4, xzr\n\t"
+	"mov x5, xzr\n\t"
+	"mov x6, xzr\n\t"
+	"mov x7, xzr\n\t"
+	"bl kpa_ft_target\n\t"
+	"mov x0, x19\n\t"
+	"ldp x19, x20, [sp, #16]\n\t"
+	"ldp x21, x22, [sp, #32]\n\t"
+	"ldp x23, x24, [sp, #48]\n\t"
+	"ldp x25, x26, [sp, #64]\n\t"
+	"ldp x27, x28, [sp, #80]\n\t"
+	"ldp x29, x30, [sp], #96\n\t"
+	"ret\n"
+	".size kpa_ft_marked, . - kpa_ft_marked\n"
+	".popsection\n");
+
+static u64 kpa_ft_sink;
+
+/* The store after the call keeps it a BL, so x30 names this function. */
+static noinline __noipa u64 kpa_ft_call(void)
+{
+	u64 r = kpa_ft_target(1, 2, 3, 4, 5, 6, 7, 8);
+
+	WRITE_ONCE(kpa_ft_sink, r);
+	return r;
+}
+
+#define KPA_FT_SUM	(1 + 4 + 9 + 16 + 25 + 36 + 49 + 64)
+
+enum kpa_ft_action {
+	KPA_FT_WATCH,		/* record, return 0 */
+	KPA_FT_MARKS,		/* check x19-x28, then change x19 */
+	KPA_FT_REDIRECT,	/* go to kpa_ft_other() instead */
+	KPA_FT_RETURN,		/* return 42 at once, as fail_function does */
+	KPA_FT_NEST,		/* call the probed function from the handler */
+};
+
+static struct {
+	struct kprobe kp;
+	enum kpa_ft_action action;
+	int pre, post, marks_ok;
+	struct pt_regs pre_regs, post_regs;
+	unsigned long post_flags;
+} ft;
+
+static int kpa_ft_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	int i;
+
+	ft.pre++;
+	ft.pre_regs = *regs;
+	switch (ft.action) {
+	case KPA_FT_MARKS:
+		ft.marks_ok = 1;
+		for (i = 0; i < 10; i++) {
+			if (regs->regs[19 + i] != KPA_FT_MARK(i))
+				ft.marks_ok = 0;
+		}
+		regs->regs[19] = 0x7777;
+		return 0;
+	case KPA_FT_REDIRECT:
+		instruction_pointer_set(regs, (unsigned long)kpa_ft_other);
+		return 1;
+	case KPA_FT_RETURN:
+		regs->regs[0] = 42;
+		instruction_pointer_set(regs, regs->regs[30]);
+		return 1;
+	case KPA_FT_NEST:
+		kpa_ft_call();
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static void kpa_ft_post(struct kprobe *p, struct pt_regs *regs,
+			unsigned long flags)
+{
+	ft.post++;
+	ft.post_regs = *regs;
+	ft.post_flags = flags;
+}
+
+/* The site in kpa_ft_target(): where "kpa_ft_target+0" must land. */
+static unsigned long kpa_ft_site(struct kunit *test)
+{
+	unsigned long func = (unsigned long)kpa_ft_target;
+	unsigned long site = kprobe_ftrace_site_of_func(func);
+
+	KUNIT_ASSERT_NE_MSG(test, site, 0, "kpa_ft_target has no ftrace site");
+	KUNIT_ASSERT_GT(test, site, func);
+	KUNIT_ASSERT_LE(test, site - func, 2 * AARCH64_INSN_SIZE);
+	return site;
+}
+
+static void kpa_ft_register(struct kunit *test, enum kpa_ft_action action,
+			    bool post)
+{
+	memset(&ft, 0, sizeof(ft));
+	ft.action = action;
+	ft.kp.symbol_name = "kpa_ft_target";
+	ft.kp.pre_handler = kpa_ft_pre;
+	if (post)
+		ft.kp.post_handler = kpa_ft_post;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&ft.kp), 0);
+}
+
+/* No word from the function's start to the site is a BRK. */
+static void kpa_ft_expect_no_brk(struct kunit *test, unsigned long site)
+{
+	unsigned long a;
+
+	for (a = (unsigned long)kpa_ft_target; a <= site; a += 4)
+		KUNIT_EXPECT_FALSE(test, aarch64_insn_is_brk(le32_to_cpu(
+						 *(__le32 *)a)));
+}
+
+/*
+ * "kpa_ft_target" by name lands on its ftrace site, counts as the entry,
+ * is armed through ftrace (the site is a BL, no BRK anywhere before it),
+ * and the pre_handler sees the arguments, the return address and the pc
+ * of a BRK at the site.
+ */
+static void ftrace_entry_no_brk(struct kunit *test)
+{
+	unsigned long site = kpa_ft_site(test);
+	char name[KSYM_SYMBOL_LEN];
+	u64 got;
+
+	kpa_ft_register(test, KPA_FT_WATCH, false);
+	KUNIT_EXPECT_EQ(test, (unsigned long)ft.kp.addr, site);
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&ft.kp));
+	KUNIT_EXPECT_TRUE(test, ft.kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+	KUNIT_EXPECT_TRUE(test, aarch64_insn_is_bl(le32_to_cpu(
+						*(__le32 *)site)));
+	kpa_ft_expect_no_brk(test, site);
+
+	got = kpa_ft_call();
+	unregister_kprobe(&ft.kp);
+	KUNIT_EXPECT_EQ(test, got, KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, ft.pre, 1);
+	KUNIT_EXPECT_EQ(test, ft.pre_regs.pc, site);
+	KUNIT_EXPECT_EQ(test, ft.pre_regs.regs[0], 1);
+	KUNIT_EXPECT_EQ(test, ft.pre_regs.regs[3], 4);
+	KUNIT_EXPECT_EQ(test, ft.pre_regs.regs[7], 8);
+	/* the return address, in x30 as the function has it, and in x9 */
+	KUNIT_EXPECT_EQ(test, ft.pre_regs.regs[30], ft.pre_regs.regs[9]);
+	sprint_symbol_no_offset(name, ft.pre_regs.regs[30]);
+	KUNIT_EXPECT_STREQ(test, name, "kpa_ft_call [kprobes_arm64_kunit]");
+	KUNIT_EXPECT_EQ(test, ft.pre_regs.sp % 16, 0);
+	KUNIT_EXPECT_EQ(test, ft.pre_regs.pstate & PSR_MODE_MASK,
+			PSR_MODE_EL1h);
+	/* gone: the site is a NOP again */
+	KUNIT_EXPECT_TRUE(test, le32_to_cpu(*(__le32 *)site) ==
+			  KPA_NOP_WORD);
+	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, ft.pre, 1);
+}
+
+/* x19-x28 are the caller's at the site, and a change to one sticks. */
+static void ftrace_callee_saved(struct kunit *test)
+{
+	u64 x19;
+
+	kpa_ft_site(test);
+	kpa_ft_register(test, KPA_FT_MARKS, false);
+	x19 = kpa_ft_marked(5);
+	unregister_kprobe(&ft.kp);
+	KUNIT_EXPECT_EQ(test, ft.pre, 1);
+	KUNIT_EXPECT_EQ(test, ft.marks_ok, 1);
+	KUNIT_EXPECT_EQ(test, ft.pre_regs.regs[0], 5);
+	KUNIT_EXPECT_EQ(test, x19, 0x7777);
+	KUNIT_EXPECT_EQ(test, kpa_ft_marked(5), KPA_FT_MARK(0));
+}
+
+/* A pre_handler that moves the pc and returns 1 sends the call there. */
+static void ftrace_redirect(struct kunit *test)
+{
+	u64 got;
+
+	kpa_ft_site(test);
+	kpa_ft_register(test, KPA_FT_REDIRECT, true);
+	got = kpa_ft_call();
+	unregister_kprobe(&ft.kp);
+	KUNIT_EXPECT_EQ(test, got, 1 ^ 0x5a5a);
+	KUNIT_EXPECT_EQ(test, ft.pre, 1);
+	KUNIT_EXPECT_EQ(test, ft.post, 0);
+}
+
+/* pc = lr and x0 = the value: the function returns it, not run at all. */
+static void ftrace_override_return(struct kunit *test)
+{
+	u64 got;
+
+	kpa_ft_site(test);
+	kpa_ft_register(test, KPA_FT_RETURN, false);
+	got = kpa_ft_call();
+	unregister_kprobe(&ft.kp);
+	KUNIT_EXPECT_EQ(test, got, 42);
+	KUNIT_EXPECT_EQ(test, ft.pre, 1);
+}
+
+/* The post_handler runs after the site, as after a stepped NOP. */
+static void ftrace_post_handler(struct kunit *test)
+{
+	unsigned long site = kpa_ft_site(test);
+	u64 got;
+
+	kpa_ft_register(test, KPA_FT_WATCH, true);
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&ft.kp));
+	got = kpa_ft_call();
+	unregister_kprobe(&ft.kp);
+	KUNIT_EXPECT_EQ(test, got, KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, ft.pre, 1);
+	KUNIT_EXPECT_EQ(test, ft.post, 1);
+	KUNIT_EXPECT_EQ(test, ft.post_flags, 0);
+	KUNIT_EXPECT_EQ(test, ft.post_regs.pc, site + AARCH64_INSN_SIZE);
+	KUNIT_EXPECT_EQ(test, ft.post_regs.regs[0], 1);
+}
+
+/* The probed function called from its own handler: missed, not run. */
+static void ftrace_nested_missed(struct kunit *test)
+{
+	u64 got;
+
+	kpa_ft_site(test);
+	kpa_ft_register(test, KPA_FT_NEST, false);
+	got = kpa_ft_call();
+	KUNIT_EXPECT_EQ(test, ft.kp.nmissed, 1);
+	unregister_kprobe(&ft.kp);
+	KUNIT_EXPECT_EQ(test, got, KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, ft.pre, 1);
+}
+
+static struct {
+	int entries, returns;
+	u64 arg, retval;
+} ftr;
+
+static int kpa_ft_rp_entry(struct kretprobe_instance *ri,
+			   struct pt_regs *regs)
+{
+	ftr.entries++;
+	ftr.arg = regs->regs[1];
+	return 0;
+}
+
+static int kpa_ft_rp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	ftr.returns++;
+	ftr.retval = regs_return_value(regs);
+	return 0;
+}
+
+/* A kretprobe's entry rides the site too; the return is seen once. */
+static void ftrace_kretprobe(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpa_ft_target",
+		.entry_handler = kpa_ft_rp_entry,
+		.handler = kpa_ft_rp_ret,
+	};
+	unsigned long site = kpa_ft_site(test);
+	u64 got;
+
+	if (!IS_ENABLED(CONFIG_KRETPROBES))
+		kunit_skip(test, "CONFIG_KRETPROBES is off");
+	memset(&ftr, 0, sizeof(ftr));
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)rp.kp.addr, site);
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&rp.kp));
+	kpa_ft_expect_no_brk(test, site);
+	got = kpa_ft_call();
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, got, KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, ftr.entries, 1);
+	KUNIT_EXPECT_EQ(test, ftr.returns, 1);
+	KUNIT_EXPECT_EQ(test, ftr.arg, 2);
+	KUNIT_EXPECT_EQ(test, ftr.retval, KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+}
+#endif /* CONFIG_KPROBES_ON_FTRACE */
+
 static struct kunit_case kpa_cases[] = {
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	KUNIT_CASE(ftrace_entry_no_brk),
+	KUNIT_CASE(ftrace_callee_saved),
+	KUNIT_CASE(ftrace_redirect),
+	KUNIT_CASE(ftrace_override_return),
+	KUNIT_CASE(ftrace_post_handler),
+	KUNIT_CASE(ftrace_nested_missed),
+	KUNIT_CASE(ftrace_kretprobe),
+#endif
 	KUNIT_CASE_PARAM(decoder, kpa_decode_gen_params),
 	KUNIT_CASE_PARAM(rejected, kpa_reject_gen_params),
 	KUNIT_CASE(after_exclusive),
@@ -746,6 +1179,8 @@ static struct kunit_case kpa_cases[] = {
 	KUNIT_CASE(sim_ldr_lit_fp),
 	KUNIT_CASE(sim_hints),
 	KUNIT_CASE(step_alu_load),
+	KUNIT_CASE(in_handler_flags),
+	KUNIT_CASE_PARAM(register_only, kpa_reg_only_gen_params),
 	KUNIT_CASE(step_mrs),
 	{}
 };
