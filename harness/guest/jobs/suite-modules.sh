@@ -20,11 +20,13 @@ NAMES="func ret body opt init slot"
 ADDR='[0-9a-f]{16}'
 # A line of a probe on kptarget, whatever its offset and flags.
 ON_KPTARGET="^$ADDR  [kr]  [^ ]+  kptarget "
-# The module is built with ftrace: its entries are ftrace sites, and only
-# x86 puts kprobes on those so far.
+# The module is built with ftrace: its entries are ftrace sites, which x86
+# and arm64 probe through ftrace.  arm64's site is a word or two into the
+# function (after MOV X9, X30 and any BTI).
 case $(uname -m) in
-x86_64) ENTRY_FLAGS='\[FTRACE\]' ;;
-*) ENTRY_FLAGS= ;;
+x86_64) ENTRY_FLAGS='\[FTRACE\]' ENTRY_OFF=0x0 ;;
+aarch64) ENTRY_FLAGS='\[FTRACE\]' ENTRY_OFF='0x[48]' ;;
+*) ENTRY_FLAGS= ENTRY_OFF=0x0 ;;
 esac
 
 # How often the probe of event kpt/NAME fired, from kprobe_profile.
@@ -89,7 +91,7 @@ kprobe_counts_calls() {
 }
 
 kprobe_list_line() {
-	listed "$ADDR  k  kptarget_func\+0x0  kptarget $ENTRY_FLAGS"
+	listed "$ADDR  k  kptarget_func\+$ENTRY_OFF  kptarget $ENTRY_FLAGS"
 }
 
 kretprobe_counts_returns() {
@@ -99,7 +101,7 @@ kretprobe_counts_returns() {
 }
 
 kretprobe_list_line() {
-	listed "$ADDR  r  kptarget_ret\+0x0  kptarget $ENTRY_FLAGS"
+	listed "$ADDR  r  kptarget_ret\+$ENTRY_OFF  kptarget $ENTRY_FLAGS"
 }
 
 # The first offset past the entry that takes a probe, as a user finds it.
@@ -141,8 +143,8 @@ knob_off_stops_hits() {
 }
 
 knob_off_keeps_probe_state() {
-	listed "$ADDR  k  kptarget_func\+0x0  kptarget $ENTRY_FLAGS" &&
-		listed "$ADDR  r  kptarget_ret\+0x0  kptarget $ENTRY_FLAGS" &&
+	listed "$ADDR  k  kptarget_func\+$ENTRY_OFF  kptarget $ENTRY_FLAGS" &&
+		listed "$ADDR  r  kptarget_ret\+$ENTRY_OFF  kptarget $ENTRY_FLAGS" &&
 		listed "$ADDR  k  kptarget_func\+0x$BODY_HEX  kptarget \[DISABLED\]"
 }
 
@@ -215,7 +217,7 @@ kept_event_fires_after_reload() {
 	expect_eq "$(hits func)" $((f + 2)) "kprobe hits after reload" &&
 		expect_eq "$(hits ret)" $((r + 2)) "kretprobe hits after reload" &&
 		expect_eq "$(hits body)" "$b" "hits of the disabled probe" &&
-		listed "$ADDR  k  kptarget_func\+0x0  kptarget $ENTRY_FLAGS"
+		listed "$ADDR  k  kptarget_func\+$ENTRY_OFF  kptarget $ENTRY_FLAGS"
 }
 
 gone_probes_unregister() {

@@ -7,11 +7,13 @@ RET="kernel_clone returned"
 LIST=/sys/kernel/debug/kprobes/list
 FUNCS=/sys/kernel/tracing/enabled_functions
 
-# kernel_clone's entry is an ftrace site, which only x86 probes through
-# ftrace so far.
+# kernel_clone's entry is an ftrace site, which x86 and arm64 probe through
+# ftrace.  On arm64 the site is the BL after MOV X9, X30 (and a BTI, where
+# the kernel has them), so the probe sits a word or two into the function.
 case $(uname -m) in
-x86_64) FLAGS='\[FTRACE\]' ;;
-*) FLAGS= ;;
+x86_64) FLAGS='\[FTRACE\]' ENTRY_OFF=0x0 ;;
+aarch64) FLAGS='\[FTRACE\]' ENTRY_OFF='0x[48]' ;;
+*) FLAGS= ENTRY_OFF=0x0 ;;
 esac
 
 ftrace_hooked() {
@@ -22,7 +24,7 @@ ftrace_hooked() {
 # kernel symbol has a lone space where a module's name would be.  Where it
 # fires through ftrace, kernel_clone's ftrace site is in use.
 listed() {
-	grep -qE "^[0-9a-f]{16}  $1  kernel_clone\+0x0    $FLAGS\$" $LIST ||
+	grep -qE "^[0-9a-f]{16}  $1  kernel_clone\+$ENTRY_OFF    $FLAGS\$" $LIST ||
 		fail "no $1 line for kernel_clone: $(cat $LIST)" || return 1
 	[ -z "$FLAGS" ] || ftrace_hooked || fail "kernel_clone's ftrace site is not in use"
 }
