@@ -11,7 +11,7 @@
  * One trigger is a fork() whose child exits at once (kernel_clone runs in
  * the parent), or, when FILE is given, a write of "1" to FILE.  While the
  * probe is open, /sys/kernel/debug/kprobes/list (when readable) must show
- * it on FUNC+0x0.  Exit status 0 iff the count is at least N.
+ * it on FUNC's entry.  Exit status 0 iff the count is at least N.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -107,7 +107,34 @@ static int perf_kprobe_open(const char *func, int retprobe, int bpf)
 	return fd;
 }
 
-/* The probe on FUNC+0x0, of type k or r, is in the debugfs list. */
+/*
+ * A function's entry probe sits on its ftrace site: FUNC+0x0 on x86, the
+ * BL after MOV X9, X30 (and a BTI, where the kernel has them) on arm64.
+ */
+#ifdef __aarch64__
+#define ENTRY_OFF	"4"
+static const char *const entry_offs[] = { "4", "8" };
+#else
+#define ENTRY_OFF	"0"
+static const char *const entry_offs[] = { "0" };
+#endif
+
+/* @line lists a probe of type @type on @func's entry. */
+static int at_entry(const char *line, char type, const char *func)
+{
+	char want[300];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(entry_offs) / sizeof(entry_offs[0]); i++) {
+		snprintf(want, sizeof(want), "  %c  %s+0x%s  ", type, func,
+			 entry_offs[i]);
+		if (strstr(line, want))
+			return 1;
+	}
+	return 0;
+}
+
+/* The probe on FUNC's entry, of type k or r, is in the debugfs list. */
 static int listed(const char *func, int retprobe)
 {
 	char line[512], want[300];
@@ -119,9 +146,10 @@ static int listed(const char *func, int retprobe)
 		printf("# %s not readable, not checked\n", KPROBE_LIST);
 		return 1;
 	}
-	snprintf(want, sizeof(want), "  %c  %s+0x0  ", retprobe ? 'r' : 'k', func);
+	snprintf(want, sizeof(want), "  %c  %s+0x%s  ", retprobe ? 'r' : 'k', func,
+		 ENTRY_OFF);
 	while (fgets(line, sizeof(line), f)) {
-		if (strstr(line, want)) {
+		if (at_entry(line, retprobe ? 'r' : 'k', func)) {
 			printf("listed: %s", line);
 			found = 1;
 		}

@@ -110,8 +110,13 @@ disabled_body_probe_listed() {
 	off=1
 	while [ $off -le 32 ]; do
 		if new_event "p:kpt/body kptarget:kptarget_func+$off" 2>/dev/null; then
-			BODY_OFF=$off
-			break
+			# arm64's entry is a word or two in: there it lands on
+			# the ftrace site, which is not the body.
+			if grep -qE "^$ADDR  k  kptarget_func\+0x$(printf '%x' $off)  kptarget \[DISABLED\]\$" $LIST; then
+				BODY_OFF=$off
+				break
+			fi
+			drop_event body
 		fi
 		off=$((off + 1))
 	done

@@ -58,8 +58,15 @@ call_target() {
 	echo 1 >$PARAMS/may_fail
 }
 
+# The entry probe sits on the ftrace site: +0x0 on x86, the BL after
+# MOV X9, X30 (and any BTI) on arm64.
+case $(uname -m) in
+aarch64) ENTRY_OFF='0x[48]' ;;
+*) ENTRY_OFF=0x0 ;;
+esac
+
 fn_listed() {
-	grep -qE "^[0-9a-f]{16}  k  $FN\+0x0  kptarget " $LIST
+	grep -qE "^[0-9a-f]{16}  k  $FN\+$ENTRY_OFF  kptarget " $LIST
 }
 
 injected_error_returned() {
@@ -80,7 +87,7 @@ injected_error_returned() {
 }
 
 listed_while_injecting() {
-	fn_listed || fail "no kprobe on $FN+0x0 in the list: $(cat $LIST)"
+	fn_listed || fail "no kprobe on $FN+$ENTRY_OFF in the list: $(cat $LIST)"
 }
 
 cleared_call_succeeds() {
