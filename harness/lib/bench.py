@@ -17,6 +17,11 @@ ROWS = [
     ('crowd', 'per_hit', 'breakpoint, 4096 other probes registered after it'),
     ('crowd', 'register_us', 'register_kprobes(4096 nops in one function), ms'),
     ('crowd', 'unregister_us', 'unregister_kprobes(the same 4096), ms'),
+    ('spread', 'register_us', 'register_kprobes(4096 over 64 functions), ms'),
+    ('spread', 'unregister_us', 'unregister_kprobes(the same 4096), ms'),
+    ('spread16k', 'per_hit', 'breakpoint, 16384 others in 256 functions'),
+    ('spread16k', 'register_us', 'register_kprobes(those 16384), ms'),
+    ('spread16k', 'unregister_us', 'unregister_kprobes(the same 16384), ms'),
 ]
 
 
@@ -67,6 +72,13 @@ def main(base_log, proj_log, header):
             bad += 1
         mode = f'{bm}/{pm}' if key == 'per_hit' else ''
         print(fmt.format(label, bs, ps, ch, mode))
+    print()
+    # The crowded hit next to the lone one: what a big table costs a hit.
+    for name, data in (('base', base), ('project', proj)):
+        one, _ = cell(data, 'int3', 'per_hit')
+        many, _ = cell(data, 'spread16k', 'per_hit')
+        if one and many is not None:
+            print(f'{name}: hit with 16384 others / lone hit = {many / one:.3f}')
     return 1 if bad else 0
 
 

@@ -24,6 +24,8 @@ measure int3 0
 measure int3post 0
 measure kretprobe 1
 measure crowd 0
+measure spread 0
+measure spread16k 0
 measure optpost 1
 measure optret 1
 # Last: on the base, registering again at the address of an optimized probe

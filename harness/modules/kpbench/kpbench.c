@@ -21,6 +21,11 @@
 #define NR_CALLS	100000
 #define NR_REPEAT	3
 #define NR_CROWD	4096
+/* Generated functions for the probes spread over many functions. */
+#define NR_PAD_FUNCS	256
+#define PER_FUNC	64
+#define NR_SPREAD	(64 * PER_FUNC)
+#define NR_SPREAD_BIG	(NR_PAD_FUNCS * PER_FUNC)
 
 #ifdef CONFIG_ARM64
 #define NOP_BYTES	4
@@ -30,7 +35,7 @@
 
 static char *kind = "int3";
 module_param(kind, charp, 0444);
-MODULE_PARM_DESC(kind, "entry, int3, int3post, opt, optpost, kretprobe, optret or crowd");
+MODULE_PARM_DESC(kind, "entry, int3, int3post, opt, optpost, kretprobe, optret, crowd, spread or spread16k");
 
 static unsigned long pre_hits, post_hits, ret_hits;
 static int kpbench_sink;
@@ -66,6 +71,26 @@ static __attribute__((__noipa__)) void kpbench_pad(void)
 {
 	asm volatile(".rept " __stringify(NR_CROWD + 32) "\n\tnop\n\t.endr");
 }
+
+/*
+ * NR_PAD_FUNCS more such functions, each its own symbol, for probes spread
+ * over many functions (PER_FUNC in each).  noipa keeps GCC from folding
+ * the identical bodies into one.
+ */
+#define PAD_FN(n)							\
+static __attribute__((__noipa__)) void kpbench_pad_##n(void)		\
+{									\
+	asm volatile(".rept " __stringify(PER_FUNC + 32) "\n\tnop\n\t.endr"); \
+}
+#define PAD_REF(n)	kpbench_pad_##n,
+#define PAD4(m, n)	m(n##0) m(n##1) m(n##2) m(n##3)
+#define PAD16(m, n)	PAD4(m, n##0) PAD4(m, n##1) PAD4(m, n##2) PAD4(m, n##3)
+#define PAD64(m, n)	PAD16(m, n##0) PAD16(m, n##1) PAD16(m, n##2) PAD16(m, n##3)
+#define PAD256(m)	PAD64(m, 0) PAD64(m, 1) PAD64(m, 2) PAD64(m, 3)
+
+PAD256(PAD_FN)
+
+static void (*const kpbench_pads[NR_PAD_FUNCS])(void) = { PAD256(PAD_REF) };
 
 /* Inlined for each target, so that the loop calls it directly. */
 static __always_inline u64 time_loop(int (*target)(int, int))
@@ -277,6 +302,65 @@ out:
 	return err;
 }
 
+/*
+ * One probe in the target, then @nr more in one register_kprobes() batch,
+ * PER_FUNC in each of the first @nr / PER_FUNC generated functions.  The
+ * hit cost is the target's, with all of them registered.
+ */
+static int bench_spread(int offset, int nr)
+{
+	struct kprobe kp = {
+		.symbol_name = "kpbench_target",
+		.offset = offset,
+		.pre_handler = count_pre,
+	};
+	struct kprobe *crowd, **list;
+	u64 bare, probed, t_reg, t_unreg, t0;
+	unsigned long fn;
+	char extra[96];
+	int i, err;
+
+	crowd = kvcalloc(nr, sizeof(*crowd), GFP_KERNEL);
+	list = kvcalloc(nr, sizeof(*list), GFP_KERNEL);
+	if (!crowd || !list) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		fn = (unsigned long)kpbench_pads[i / PER_FUNC];
+		/* nop 16 on: past whatever the compiler put before the nops */
+		crowd[i].addr = (kprobe_opcode_t *)(fn + (i % PER_FUNC + 16) *
+						    NOP_BYTES);
+		crowd[i].pre_handler = count_pre;
+		list[i] = &crowd[i];
+	}
+	bare = time_calls();
+	err = register_kprobe(&kp);
+	if (err)
+		goto out;
+	t0 = ktime_get_ns();
+	err = register_kprobes(list, nr);
+	t_reg = ktime_get_ns() - t0;
+	if (err) {
+		pr_err("kpbench: register_kprobes(%d spread) failed: %d\n", nr, err);
+		unregister_kprobe(&kp);
+		goto out;
+	}
+	pre_hits = 0;
+	probed = time_calls();
+	t0 = ktime_get_ns();
+	unregister_kprobes(list, nr);
+	t_unreg = ktime_get_ns() - t0;
+	snprintf(extra, sizeof(extra), " register_us=%llu unregister_us=%llu",
+		 t_reg / 1000, t_unreg / 1000);
+	report(patch_mode(&kp), bare, probed, pre_hits / NR_REPEAT, extra);
+	unregister_kprobe(&kp);
+out:
+	kvfree(list);
+	kvfree(crowd);
+	return err;
+}
+
 static int __init kpbench_init(void)
 {
 	int off = inner_offset();
@@ -301,6 +385,10 @@ static int __init kpbench_init(void)
 		return bench_kretprobe(true);
 	if (!strcmp(kind, "crowd"))
 		return bench_crowd(off);
+	if (!strcmp(kind, "spread"))
+		return bench_spread(off, NR_SPREAD);
+	if (!strcmp(kind, "spread16k"))
+		return bench_spread(off, NR_SPREAD_BIG);
 	pr_err("kpbench: unknown kind '%s'\n", kind);
 	return -EINVAL;
 }
