@@ -80,6 +80,21 @@ bool kprobes_all_disarmed;
 bool kprobes_initialized;
 
 /*
+ * Batches patch the text in passes: register_kprobes() arms its new
+ * entries together at the end, unregister_kprobes() disarms the entries
+ * leaving together before they leave the table, each pass with one
+ * cross-CPU synchronization instead of one per probe.  The entries
+ * waiting for a pass are listed here (kprobe_mutex), a full list is
+ * flushed early, so a batch of any size needs no allocation.
+ */
+#define KPROBE_PASS_MAX		512
+
+static struct kprobe *kprobe_pass[KPROBE_PASS_MAX];
+static int kprobe_pass_nr;
+/* register_kprobes() of more than one probe is under way */
+static bool kprobe_batching;
+
+/*
  * What current_kprobe points at while a CPU is in kprobe_busy_begin(): any
  * probe hit then is only counted.  Its address is never probed.
  */
@@ -295,6 +310,9 @@ static struct kprobe *kprobe_owner_in(struct hlist_head *head,
 	struct kprobe *entry, *kp;
 
 	hlist_for_each_entry(entry, head, hlist) {
+		/* leaving with the batch being unregistered */
+		if (entry->flags & KPROBE_FLAG_RETIRING)
+			continue;
 		if (entry == p)
 			return entry;
 		if (!kprobe_is_aggr(entry) || entry->addr != p->addr)
@@ -326,6 +344,55 @@ static bool kprobe_should_be_armed(struct kprobe *entry)
 	return !kprobes_all_disarmed && !kprobe_disabled(entry);
 }
 
+/**
+ * arch_arm_kprobes() - arm several table entries in one pass
+ * @entries: breakpoint (not ftrace) entries, none armed
+ * @num: how many
+ *
+ * Called with the text lock held.  An architecture that can synchronize
+ * the other CPUs once for all of them overrides this.
+ */
+void __weak arch_arm_kprobes(struct kprobe **entries, int num)
+{
+	int i;
+
+	for (i = 0; i < num; i++)
+		arch_arm_kprobe(entries[i]);
+}
+
+/**
+ * arch_disarm_kprobes() - disarm several table entries in one pass
+ * @entries: armed breakpoint entries, none optimized
+ * @num: how many
+ *
+ * As arch_arm_kprobes(), the other way.
+ */
+void __weak arch_disarm_kprobes(struct kprobe **entries, int num)
+{
+	int i;
+
+	for (i = 0; i < num; i++)
+		arch_disarm_kprobe(entries[i]);
+}
+
+/**
+ * arch_kprobe_batch_begin() - a batch registration starts
+ *
+ * Called with kprobe_mutex held, which is held until
+ * arch_kprobe_batch_end(): until then no probed text is freed, and what
+ * the architecture learns about a function's instructions stays true.
+ */
+void __weak arch_kprobe_batch_begin(void)
+{
+}
+
+/**
+ * arch_kprobe_batch_end() - the batch registration is over
+ */
+void __weak arch_kprobe_batch_end(void)
+{
+}
+
 /* The breakpoint goes in; a jump may replace it later. */
 static int kprobe_arm(struct kprobe *entry)
 {
@@ -345,6 +412,11 @@ static int kprobe_disarm(struct kprobe *entry)
 	lockdep_assert_held(&kprobe_mutex);
 	if (kprobe_ftrace(entry))
 		return kprobe_ftrace_disarm(entry);
+	/* Its breakpoint never went in. */
+	if (entry->flags & KPROBE_FLAG_ARM_PENDING) {
+		entry->flags &= ~KPROBE_FLAG_ARM_PENDING;
+		return 0;
+	}
 
 	guard(kprobe_text)();
 	kprobe_opt_stop(entry);
@@ -457,7 +529,8 @@ static struct kprobe_aggr *kprobe_aggr_alloc(struct kprobe *orig)
 	agg->flags = orig->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_FTRACE |
 				    KPROBE_FLAG_ON_FUNC_ENTRY |
 				    KPROBE_FLAG_FTRACE_ARMED |
-				    KPROBE_FLAG_FTRACE_IPMODIFY);
+				    KPROBE_FLAG_FTRACE_IPMODIFY |
+				    KPROBE_FLAG_ARM_PENDING);
 	agg->opcode = orig->opcode;
 	agg->ainsn = orig->ainsn;
 	flush_insn_slot(agg);
@@ -473,7 +546,8 @@ static void kprobe_aggr_install(struct kprobe_aggr *aggr, struct kprobe *orig)
 {
 	struct kprobe *agg = &aggr->kp;
 
-	orig->flags &= ~(KPROBE_FLAG_FTRACE_ARMED | KPROBE_FLAG_FTRACE_IPMODIFY);
+	orig->flags &= ~(KPROBE_FLAG_FTRACE_ARMED | KPROBE_FLAG_FTRACE_IPMODIFY |
+			 KPROBE_FLAG_ARM_PENDING);
 	list_add_rcu(&orig->list, &agg->list);
 	hlist_replace_rcu(&orig->hlist, &agg->hlist);
 	if (agg->flags & KPROBE_FLAG_FTRACE_ARMED)
@@ -574,6 +648,46 @@ static int kprobe_join(struct kprobe *entry, struct kprobe *p)
 	return ret;
 }
 
+/*
+ * The arming pass of a batch registration: the entries of the probes
+ * listed (they may have been gathered into aggregates since) that still
+ * wait get their breakpoints, then may be optimized.
+ */
+static void kprobe_arm_pending(void)
+{
+	struct kprobe *entry;
+	int i, n = 0;
+
+	lockdep_assert_held(&kprobe_mutex);
+	for (i = 0; i < kprobe_pass_nr; i++) {
+		entry = get_kprobe(kprobe_pass[i]->addr);
+		if (!entry || !(entry->flags & KPROBE_FLAG_ARM_PENDING))
+			continue;
+		entry->flags &= ~KPROBE_FLAG_ARM_PENDING;
+		kprobe_pass[n++] = entry;
+	}
+	kprobe_pass_nr = 0;
+	if (!n)
+		return;
+
+	scoped_guard(kprobe_text)
+		arch_arm_kprobes(kprobe_pass, n);
+	for (i = 0; i < n; i++) {
+		entry = kprobe_pass[i];
+		kprobe_opt_update(entry);
+		kprobe_make_optimizable(entry);
+	}
+}
+
+/* @p, new in the table, is armed by the batch's pass. */
+static void kprobe_arm_later(struct kprobe *p)
+{
+	if (kprobe_pass_nr == KPROBE_PASS_MAX)
+		kprobe_arm_pending();
+	p->flags |= KPROBE_FLAG_ARM_PENDING;
+	kprobe_pass[kprobe_pass_nr++] = p;
+}
+
 static int kprobe_insert(struct kprobe *p)
 {
 	struct kprobe *entry = get_kprobe(p->addr);
@@ -588,6 +702,10 @@ static int kprobe_insert(struct kprobe *p)
 	hlist_add_head_rcu(&p->hlist, kprobe_bucket(p->addr));
 	/* A jump covering p->addr comes out before the breakpoint goes in. */
 	kprobe_opt_neighbours(p->addr);
+	if (kprobe_should_be_armed(p) && kprobe_batching && !kprobe_ftrace(p)) {
+		kprobe_arm_later(p);
+		return 0;
+	}
 	if (kprobe_should_be_armed(p)) {
 		ret = kprobe_arm(p);
 		if (ret) {
@@ -715,10 +833,63 @@ static void kprobe_aggr_drop_post_handler(struct kprobe *agg)
 	WRITE_ONCE(agg->post_handler, NULL);
 }
 
+/* @entry, disarmed, leaves the table; freed after a grace period. */
+static void kprobe_leave_table(struct kprobe *entry)
+{
+	/* Disabled or all disarmed, its jump is out already; make sure. */
+	kprobe_opt_off(entry);
+	hlist_del_rcu(&entry->hlist);
+	/* A task late in a detour buffer sees this and runs no handler. */
+	if (kprobe_is_aggr(entry))
+		entry->flags |= KPROBE_FLAG_DISABLED;
+	if (!kprobe_gone(entry))
+		kprobe_opt_neighbours(entry->addr);
+}
+
+/*
+ * The disarming pass of unregister_kprobes(): the entries listed are
+ * still in the table, so that a CPU meeting one of their breakpoints
+ * finds its owner.  Jumps come out first, then the breakpoints, then
+ * the entries leave the table.
+ */
+static void kprobe_disarm_pending(void)
+{
+	struct kprobe *entry;
+	int i;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!kprobe_pass_nr)
+		return;
+	scoped_guard(kprobe_text) {
+		for (i = 0; i < kprobe_pass_nr; i++)
+			kprobe_opt_stop(kprobe_pass[i]);
+		arch_disarm_kprobes(kprobe_pass, kprobe_pass_nr);
+	}
+	for (i = 0; i < kprobe_pass_nr; i++) {
+		entry = kprobe_pass[i];
+		entry->flags &= ~KPROBE_FLAG_RETIRING;
+		kprobe_leave_table(entry);
+	}
+	kprobe_pass_nr = 0;
+}
+
+/* @entry, armed, is disarmed by the pass, then leaves the table. */
+static void kprobe_disarm_later(struct kprobe *entry)
+{
+	if (kprobe_pass_nr == KPROBE_PASS_MAX)
+		kprobe_disarm_pending();
+	/* No more a registered probe's owner; no jump from now on. */
+	entry->flags |= KPROBE_FLAG_RETIRING;
+	kprobe_opt_off(entry);
+	kprobe_pass[kprobe_pass_nr++] = entry;
+}
+
 /*
  * Unhook @p.  Returns the table entry that left the table and must be
  * torn down once no CPU can be in its handlers (NULL when others still
- * share the address), or an ERR_PTR when @p is not registered.
+ * share the address), or an ERR_PTR when @p is not registered.  An
+ * armed entry leaves only with kprobe_disarm_pending(), which the caller
+ * runs before its grace period.
  */
 struct kprobe *__unregister_kprobe_top(struct kprobe *p)
 {
@@ -744,16 +915,14 @@ struct kprobe *__unregister_kprobe_top(struct kprobe *p)
 		}
 	}
 
-	if (!kprobe_gone(entry) && kprobe_should_be_armed(entry))
+	if (!kprobe_gone(entry) && kprobe_should_be_armed(entry)) {
+		if (!kprobe_ftrace(entry)) {
+			kprobe_disarm_later(entry);
+			return entry;
+		}
 		WARN_ON(kprobe_disarm(entry));
-	/* Disabled or all disarmed, its jump is out already; make sure. */
-	kprobe_opt_off(entry);
-	hlist_del_rcu(&entry->hlist);
-	/* A task late in a detour buffer sees this and runs no handler. */
-	if (kprobe_is_aggr(entry))
-		entry->flags |= KPROBE_FLAG_DISABLED;
-	if (!kprobe_gone(entry))
-		kprobe_opt_neighbours(entry->addr);
+	}
+	kprobe_leave_table(entry);
 	return entry;
 }
 
@@ -801,9 +970,19 @@ int kprobe_register_batch(void *entries, int num,
 		return -EAGAIN;
 
 	guard(mutex)(&kprobe_mutex);
+	if (num > 1) {
+		kprobe_batching = true;
+		arch_kprobe_batch_begin();
+	}
 	for (i = 0; i < num && !ret; i++)
 		ret = reg(entries, i);
 	*registered = ret ? i - 1 : i;
+	/* Also after a failure: the caller unregisters them as usual. */
+	kprobe_arm_pending();
+	if (num > 1) {
+		arch_kprobe_batch_end();
+		kprobe_batching = false;
+	}
 	return ret;
 }
 
@@ -864,6 +1043,7 @@ void unregister_kprobes(struct kprobe **kps, int num)
 				kprobe_retired_add(&retired, entry);
 			kretprobe_detach(kps[i]);
 		}
+		kprobe_disarm_pending();
 	}
 
 	synchronize_rcu();

@@ -25,6 +25,13 @@ extern struct mutex kprobe_mutex;
  */
 #define KPROBE_FLAG_FTRACE_ARMED	BIT(30)
 #define KPROBE_FLAG_FTRACE_IPMODIFY	BIT(31)
+/*
+ * A table entry of a batch registration waiting for the batch's one
+ * arming pass, or of a batch unregistration waiting, still in the table,
+ * for the one disarming pass.  Only while kprobe_mutex is held.
+ */
+#define KPROBE_FLAG_ARM_PENDING		BIT(29)
+#define KPROBE_FLAG_RETIRING		BIT(28)
 
 /* Patching kernel text: CPU hotplug held off, then text_mutex. */
 static inline void kprobe_text_lock(void)

@@ -106,7 +106,10 @@ static bool kprobe_opt_wanted(struct optimized_kprobe *op)
 {
 	struct kprobe *entry = &op->kp;
 
+	/* Not while its breakpoint waits for a batch's (dis)arming pass. */
 	return kprobe_opt_enabled && !kprobes_all_disarmed &&
+	       !(entry->flags & (KPROBE_FLAG_ARM_PENDING |
+				 KPROBE_FLAG_RETIRING)) &&
 	       !kprobe_disabled(entry) && !entry->post_handler &&
 	       !arch_check_optimized_kprobe(op);
 }

@@ -1481,6 +1481,226 @@ static void unregister_kprobes_large_batch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, reg_kprobe(test, &large_batch[0]), 0);
 }
 
+static int count_batch_hit(struct kprobe *kp, struct pt_regs *regs)
+{
+	to_test_probe(kp)->pre_hits++;
+	return 0;
+}
+
+/* The largest function the batch cases probe at every byte */
+#define BATCH_FN_MAX	512
+
+/*
+ * What register_kprobe() says, alone, at each byte of @fn (0 or an
+ * errno); the size of @fn, or 0 when it is too large to try.
+ */
+static unsigned long single_answers(struct kunit *test, void *fn, int *answer)
+{
+	unsigned long size = symbol_size(fn), off;
+	struct kprobe kp;
+
+	if (!size || size > BATCH_FN_MAX)
+		return 0;
+	for (off = 0; off < size; off++) {
+		memset(&kp, 0, sizeof(kp));
+		kp.addr = (kprobe_opcode_t *)((u8 *)fn + off);
+		kp.pre_handler = count_batch_hit;
+		answer[off] = register_kprobe(&kp);
+		if (!answer[off])
+			unregister_kprobe(&kp);
+	}
+	return size;
+}
+
+/*
+ * A batch may learn a function's instructions once for all its probes
+ * (x86 decodes from the function's start to check a boundary).  At every
+ * byte of a few functions, a batch must accept and refuse exactly what
+ * register_kprobe() does alone: with a probe further on registered first
+ * in the same batch (what the batch learned is looked up), and after it
+ * (learned as it goes).
+ */
+static void batch_boundaries_as_single(struct kunit *test)
+{
+	void *const fns[] = {
+		kprobes_test_marked, kprobes_test_recurse, kprobes_test_sleeper,
+	};
+	struct kprobe first, probe, *kps[2];
+	unsigned long size, off, last = 0;
+	int *answer, f, order, ret, accepted;
+
+	answer = kunit_kcalloc(test, BATCH_FN_MAX, sizeof(*answer), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, answer);
+	for (f = 0; f < ARRAY_SIZE(fns); f++) {
+		size = single_answers(test, fns[f], answer);
+		KUNIT_ASSERT_NE_MSG(test, size, 0UL, "%ps: no size, or too large",
+				    fns[f]);
+		accepted = 0;
+		for (off = 0; off < size; off++) {
+			if (!answer[off]) {
+				last = off;
+				accepted++;
+			}
+		}
+		KUNIT_ASSERT_GE_MSG(test, accepted, 2, "%ps", fns[f]);
+
+		for (order = 0; order < 2; order++) {
+			for (off = 0; off < size; off++) {
+				memset(&first, 0, sizeof(first));
+				memset(&probe, 0, sizeof(probe));
+				first.addr = (kprobe_opcode_t *)((u8 *)fns[f] + last);
+				probe.addr = (kprobe_opcode_t *)((u8 *)fns[f] + off);
+				first.pre_handler = count_batch_hit;
+				probe.pre_handler = count_batch_hit;
+				kps[order] = &first;
+				kps[1 - order] = &probe;
+				ret = register_kprobes(kps, 2);
+				KUNIT_EXPECT_EQ_MSG(test, ret, answer[off],
+						    "%ps+%#lx, order %d", fns[f],
+						    off, order);
+				if (!ret)
+					unregister_kprobes(kps, 2);
+			}
+		}
+	}
+}
+
+/*
+ * Probes on every instruction of kprobes_test_marked() that a call runs
+ * (not the padding after its return), each registered alone first.
+ */
+struct batch_set {
+	struct test_probe **tps;
+	struct kprobe **kps;
+	int nr;
+	u8 text[BATCH_FN_MAX];
+	unsigned long size;
+};
+
+static void batch_set_fill(struct kunit *test, struct batch_set *set)
+{
+	void *fn = kprobes_test_marked;
+	unsigned long off;
+	int *answer;
+
+	answer = kunit_kcalloc(test, BATCH_FN_MAX, sizeof(*answer), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, answer);
+	set->size = single_answers(test, fn, answer);
+	KUNIT_ASSERT_NE(test, set->size, 0UL);
+	memcpy(set->text, fn, set->size);
+	/* one more for a bad entry */
+	set->tps = kunit_kcalloc(test, set->size + 1, sizeof(*set->tps),
+				 GFP_KERNEL);
+	set->kps = kunit_kcalloc(test, set->size + 1, sizeof(*set->kps),
+				 GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, set->tps);
+	KUNIT_ASSERT_NOT_NULL(test, set->kps);
+	set->nr = 0;
+	for (off = 0; off < set->size; off++) {
+		struct test_probe *tp;
+
+		if (answer[off])
+			continue;
+		tp = probe_at(test, 'B', NULL, (u8 *)fn + off);
+		tp->kp.pre_handler = count_batch_hit;
+		tp->kp.post_handler = NULL;
+		KUNIT_ASSERT_EQ(test, register_kprobe(&tp->kp), 0);
+		kprobes_test_marked(0);
+		unregister_kprobe(&tp->kp);
+		if (!tp->pre_hits)
+			continue;
+		KUNIT_ASSERT_EQ(test, tp->pre_hits, 1);
+		clear_for_reuse(&tp->kp);
+		tp->kp.addr = (kprobe_opcode_t *)((u8 *)fn + off);
+		tp->pre_hits = 0;
+		set->tps[set->nr] = tp;
+		set->kps[set->nr] = &tp->kp;
+		set->nr++;
+	}
+	KUNIT_ASSERT_GE(test, set->nr, 2);
+}
+
+static int batch_set_hits(struct batch_set *set, int *min, int *max)
+{
+	int i, sum = 0;
+
+	*min = INT_MAX;
+	*max = 0;
+	for (i = 0; i < set->nr; i++) {
+		sum += set->tps[i]->pre_hits;
+		*min = min(*min, set->tps[i]->pre_hits);
+		*max = max(*max, set->tps[i]->pre_hits);
+	}
+	return sum;
+}
+
+/*
+ * A batch is armed in one pass at its end and disarmed in one pass: every
+ * probe of it fires once per call, and afterwards the text is as it was.
+ */
+static void batch_arms_and_disarms_all(struct kunit *test)
+{
+	struct batch_set *set;
+	int lo, hi;
+
+	set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	batch_set_fill(test, set);
+
+	KUNIT_ASSERT_EQ(test, register_kprobes(set->kps, set->nr), 0);
+	kprobes_test_marked(0);
+	batch_set_hits(set, &lo, &hi);
+	KUNIT_EXPECT_EQ(test, lo, 1);
+	KUNIT_EXPECT_EQ(test, hi, 1);
+	unregister_kprobes(set->kps, set->nr);
+	KUNIT_EXPECT_EQ(test, memcmp(set->text, kprobes_test_marked, set->size), 0);
+	kprobes_test_marked(0);
+	KUNIT_EXPECT_EQ(test, batch_set_hits(set, &lo, &hi), set->nr);
+}
+
+/*
+ * A batch failing in the middle leaves nothing registered and no byte of
+ * the text changed; the entries before the bad one register again.
+ */
+static void batch_failure_leaves_text_alone(struct kunit *test)
+{
+	struct batch_set *set;
+	struct test_probe *bad;
+	int lo, hi, i, half;
+
+	set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	batch_set_fill(test, set);
+
+	/* The bad entry goes in the middle: both an address and a symbol. */
+	half = set->nr / 2;
+	bad = probe_at(test, 'X', NULL, kprobes_test_other);
+	bad->kp.symbol_name = "kprobes_test_other";
+	bad->kp.pre_handler = count_batch_hit;
+	for (i = set->nr; i > half; i--) {
+		set->kps[i] = set->kps[i - 1];
+		set->tps[i] = set->tps[i - 1];
+	}
+	set->kps[half] = &bad->kp;
+	set->tps[half] = bad;
+	set->nr++;
+
+	KUNIT_EXPECT_EQ(test, register_kprobes(set->kps, set->nr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memcmp(set->text, kprobes_test_marked, set->size), 0);
+	kprobes_test_marked(0);
+	kprobes_test_other(0);
+	KUNIT_EXPECT_EQ(test, batch_set_hits(set, &lo, &hi), 0);
+
+	/* Really out of the table: the first half registers again. */
+	for (i = 0; i < half; i++)
+		clear_for_reuse(set->kps[i]);
+	KUNIT_ASSERT_EQ(test, register_kprobes(set->kps, half), 0);
+	kprobes_test_marked(0);
+	KUNIT_EXPECT_EQ(test, batch_set_hits(set, &lo, &hi), half);
+	unregister_kprobes(set->kps, half);
+	KUNIT_EXPECT_EQ(test, memcmp(set->text, kprobes_test_marked, set->size), 0);
+}
+
 /* The API is probeable: "perf probe register_kprobe" to debug a user. */
 static const struct symbol_case api_cases[] = {
 	{ "register_kprobe", "register_kprobe" },
@@ -3749,6 +3969,9 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(unregister_kprobes_partly_registered),
 	KUNIT_CASE(unregister_batch_one_grace_period),
 	KUNIT_CASE(unregister_kprobes_large_batch),
+	KUNIT_CASE(batch_boundaries_as_single),
+	KUNIT_CASE(batch_arms_and_disarms_all),
+	KUNIT_CASE(batch_failure_leaves_text_alone),
 	KUNIT_CASE_PARAM(probe_on_the_api, api_gen_params),
 	KUNIT_CASE(init_text_disarmed_when_retired),
 #if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_KRETPROBES)

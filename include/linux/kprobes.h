@@ -296,6 +296,16 @@ extern struct kretprobe_blackpoint kretprobe_blacklist[];
 int arch_prepare_kprobe(struct kprobe *p);
 void arch_arm_kprobe(struct kprobe *p);
 void arch_disarm_kprobe(struct kprobe *p);
+/*
+ * Batches (weak defaults in kernel/kprobes.c): arm or disarm @num table
+ * entries in one pass over the text, with the text lock held; and the
+ * bounds of a batch registration, between which the text of the
+ * functions being probed cannot change.
+ */
+void arch_arm_kprobes(struct kprobe **entries, int num);
+void arch_disarm_kprobes(struct kprobe **entries, int num);
+void arch_kprobe_batch_begin(void);
+void arch_kprobe_batch_end(void);
 int arch_init_kprobes(void);
 void kprobes_inc_nmissed_count(struct kprobe *p);
 bool arch_within_kprobe_blacklist(unsigned long addr);

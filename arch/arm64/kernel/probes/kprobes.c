@@ -143,6 +143,48 @@ void arch_disarm_kprobe(struct kprobe *p)
 	patch_one(p->addr, p->opcode);
 }
 
+/* A batch's instructions, one stop_machine() per chunk; text_mutex. */
+#define KPROBE_PATCH_CHUNK	512
+
+static void *patch_addrs[KPROBE_PATCH_CHUNK];
+static u32 patch_insns[KPROBE_PATCH_CHUNK];
+
+static void patch_many(struct kprobe **ps, int num, bool arm)
+{
+	int i, n;
+
+	while (num > 0) {
+		n = min(num, KPROBE_PATCH_CHUNK);
+		for (i = 0; i < n; i++) {
+			patch_addrs[i] = ps[i]->addr;
+			patch_insns[i] = arm ? BRK64_OPCODE_KPROBES : ps[i]->opcode;
+		}
+		aarch64_insn_patch_text(patch_addrs, patch_insns, n);
+		ps += n;
+		num -= n;
+	}
+}
+
+/**
+ * arch_arm_kprobes() - write the BRKs of a batch, stopping the machine once
+ * @entries: prepared probes
+ * @num: how many
+ */
+void arch_arm_kprobes(struct kprobe **entries, int num)
+{
+	patch_many(entries, num, true);
+}
+
+/**
+ * arch_disarm_kprobes() - put a batch's instructions back, likewise
+ * @entries: armed probes
+ * @num: how many
+ */
+void arch_disarm_kprobes(struct kprobe **entries, int num)
+{
+	patch_many(entries, num, false);
+}
+
 /**
  * arch_remove_kprobe() - release what arch_prepare_kprobe() took
  * @p: the disarmed probe

@@ -163,6 +163,35 @@ void arch_disarm_kprobe(struct kprobe *p)
 }
 
 /*
+ * Only the first byte of each instruction changes, and a CPU sees either
+ * byte, both of which it can run: the int3 leads to the probe, which is
+ * in the table all along.  So the bytes go in one after the other and
+ * one synchronization serves them all.
+ */
+static void kpx_poke_probes(struct kprobe **ps, int num, bool arm)
+{
+	u8 int3 = INT3_INSN_OPCODE;
+	int i;
+
+	for (i = 0; i < num; i++)
+		text_poke(ps[i]->addr, arm ? &int3 : &ps[i]->opcode, 1);
+	text_poke_sync();
+	for (i = 0; i < num; i++)
+		perf_event_text_poke(ps[i]->addr, arm ? &ps[i]->opcode : &int3,
+				     1, arm ? &int3 : &ps[i]->opcode, 1);
+}
+
+void arch_arm_kprobes(struct kprobe **entries, int num)
+{
+	kpx_poke_probes(entries, num, true);
+}
+
+void arch_disarm_kprobes(struct kprobe **entries, int num)
+{
+	kpx_poke_probes(entries, num, false);
+}
+
+/*
  * Only the slots are freed: the probed text may be gone. The core calls
  * this after an RCU grace period that follows the disarm. The trapping
  * slot only runs with IRQs off, so no CPU can still be in it: it can be
