@@ -14,9 +14,12 @@
 #include <linux/kallsyms.h>
 #include <linux/kgdb.h>
 #include <linux/kprobes.h>
+#include <linux/memory.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/unaligned.h>
@@ -120,34 +123,127 @@ static bool kpx_kgdb_breakpoint(unsigned long addr)
 }
 
 /*
- * Walk the function containing @addr from its first byte. @addr must be
- * where one of its instructions starts.
+ * During a batch registration, the instruction starts of the function
+ * probed last, as far as a walk has gone: probing a function in many
+ * places walks it once, not once per probe. Its text cannot change
+ * meanwhile: kprobe_mutex keeps modules and init text from going, and
+ * what others patch (jump labels, static calls, ftrace) keeps its length.
+ * Under text_mutex.
  */
-static int kpx_check_boundary(unsigned long addr)
+struct kpx_func_map {
+	unsigned long start;
+	unsigned long size;
+	unsigned long next;	/* where the walk goes on, or ended */
+	int stop;		/* the error that ended it, or 0 */
+	unsigned long starts[];	/* a bit per byte: an instruction starts */
+};
+
+/*
+ * Walk the instructions of a function from @pos, one of their starts, up
+ * to @addr; mark each start in @map, if given. *@end gets where the walk
+ * stopped: the first start at or past @addr, or the instruction that
+ * ended it early with an error.
+ */
+static int kpx_walk(unsigned long pos, unsigned long addr, unsigned long *end,
+		    struct kpx_func_map *map)
 {
 	u8 buf[MAX_INSN_SIZE];
-	unsigned long offset, pos;
 	struct insn insn;
 
-	if (!kallsyms_lookup_size_offset(addr, NULL, &offset))
-		return -EILSEQ;
-
-	for (pos = addr - offset; pos < addr; pos += insn.length) {
+	for (; pos < addr; pos += insn.length) {
+		if (map)
+			__set_bit(pos - map->start, map->starts);
+		*end = pos;
 		if (kprobe_x86_fetch(pos, buf, &insn))
 			return -EILSEQ;
 		/* kgdb keeps what its int3 replaced to itself */
-		if (buf[0] == INT3_INSN_OPCODE && kpx_kgdb_breakpoint(pos)) {
-			pr_info("cannot probe %pS: kgdb breakpoint at %pS\n",
-				(void *)addr, (void *)pos);
+		if (buf[0] == INT3_INSN_OPCODE && kpx_kgdb_breakpoint(pos))
 			return -EINVAL;
-		}
 	}
+	if (map && pos - map->start < map->size)
+		__set_bit(pos - map->start, map->starts);
+	*end = pos;
+	return 0;
+}
 
-	if (pos != addr) {
+/* Not for huge symbols (a section's end): walk those as before. */
+#define KPX_MAP_MAX_SIZE	SZ_256K
+
+static bool kpx_batch;
+static struct kpx_func_map *kpx_map;
+
+void arch_kprobe_batch_begin(void)
+{
+	kpx_batch = true;
+}
+
+void arch_kprobe_batch_end(void)
+{
+	kpx_batch = false;
+	kvfree(kpx_map);
+	kpx_map = NULL;
+}
+
+static struct kpx_func_map *kpx_map_of(unsigned long start, unsigned long size)
+{
+	struct kpx_func_map *map = kpx_map;
+
+	if (!kpx_batch || size > KPX_MAP_MAX_SIZE)
+		return NULL;
+	if (map && map->start == start && map->size == size)
+		return map;
+
+	kvfree(map);
+	map = kvzalloc(struct_size(map, starts, BITS_TO_LONGS(size)),
+		       GFP_KERNEL);
+	kpx_map = map;
+	if (map) {
+		map->start = start;
+		map->size = size;
+		map->next = start;
+	}
+	return map;
+}
+
+static int kpx_boundary_error(unsigned long addr, unsigned long at, int err)
+{
+	if (err == -EINVAL)
+		pr_info("cannot probe %pS: kgdb breakpoint at %pS\n",
+			(void *)addr, (void *)at);
+	else
 		pr_debug("%pS is not at an instruction boundary\n",
 			 (void *)addr);
+	return err;
+}
+
+/*
+ * Is @addr where one of the instructions of its function starts? Walk the
+ * function from its first byte, or look it up in the map of a batch.
+ */
+static int kpx_check_boundary(unsigned long addr)
+{
+	unsigned long size, offset, end;
+	struct kpx_func_map *map;
+	int ret;
+
+	lockdep_assert_held(&text_mutex);
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
 		return -EILSEQ;
+
+	map = kpx_map_of(addr - offset, size);
+	if (!map) {
+		ret = kpx_walk(addr - offset, addr, &end, NULL);
+		if (!ret && end != addr)
+			ret = -EILSEQ;
+		return ret ? kpx_boundary_error(addr, end, ret) : 0;
 	}
+
+	if (addr >= map->next && !map->stop)
+		map->stop = kpx_walk(map->next, addr, &map->next, map);
+	if (addr > map->next)
+		return kpx_boundary_error(addr, map->next, map->stop ?: -EILSEQ);
+	if (!test_bit(addr - map->start, map->starts))
+		return kpx_boundary_error(addr, addr, -EILSEQ);
 	return 0;
 }
 
