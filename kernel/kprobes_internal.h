@@ -48,7 +48,11 @@ static inline void kprobe_text_unlock(void)
 
 DEFINE_LOCK_GUARD_0(kprobe_text, kprobe_text_lock(), kprobe_text_unlock())
 
-#define KPROBE_HASH_BITS	12
+/*
+ * 16384 buckets: a bucket holds about one entry with 16384 probes
+ * registered, so a hit costs what it costs with one (harness/bench).
+ */
+#define KPROBE_HASH_BITS	14
 #define KPROBE_TABLE_SIZE	BIT(KPROBE_HASH_BITS)
 
 /*
