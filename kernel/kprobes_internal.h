@@ -150,11 +150,12 @@ void kretprobe_release(struct kprobe *p);
 /*
  * Where instances come from and how the return is caught:
  * kprobes_kretprobe_tramp.c or kprobes_kretprobe_rethook.c.  The pool
- * is created for rp->maxactive instances, orphaned when the kretprobe
- * leaves the table and finished one grace period later.
+ * is created for rp->maxactive instances (@grow: more while in use, where
+ * the way supports it), orphaned when the kretprobe leaves the table and
+ * finished one grace period later.
  */
 int kretprobe_entry(struct kprobe *p, struct pt_regs *regs);
-int kretprobe_pool_create(struct kretprobe *rp);
+int kretprobe_pool_create(struct kretprobe *rp, bool grow);
 void kretprobe_pool_orphan(struct kretprobe *rp);
 void kretprobe_pool_finish(struct kretprobe *rp);
 #else

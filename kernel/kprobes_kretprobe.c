@@ -96,6 +96,7 @@ void kretprobe_release(struct kprobe *p)
 
 static int __register_kretprobe(struct kretprobe *rp)
 {
+	bool grow;
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
@@ -108,9 +109,10 @@ static int __register_kretprobe(struct kretprobe *rp)
 	ret = kretprobe_check(rp);
 	if (ret)
 		return ret;
-	if (rp->maxactive <= 0)
+	grow = rp->maxactive <= 0;
+	if (grow)
 		rp->maxactive = kretprobe_default_maxactive();
-	ret = kretprobe_pool_create(rp);
+	ret = kretprobe_pool_create(rp, grow);
 	if (ret)
 		return ret;
 

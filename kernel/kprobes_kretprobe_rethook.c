@@ -72,7 +72,8 @@ static void kretprobe_rethook_return(struct rethook_node *node, void *data,
 }
 NOKPROBE_SYMBOL(kretprobe_rethook_return);
 
-int kretprobe_pool_create(struct kretprobe *rp)
+/* rethook's pool has a fixed size: @grow is not supported. */
+int kretprobe_pool_create(struct kretprobe *rp, bool grow)
 {
 	struct rethook *rh;
 

@@ -15,18 +15,81 @@
  * the kretprobe is unregistered, the holder forgets it (rph->rp = NULL)
  * and its pool is finalized; instances still in flight are dropped as
  * they come back, and the last one frees the holder.
+ *
+ * A kretprobe whose maxactive was left to the core must not miss calls
+ * because they sleep: its holder grows.  Taking an instance from a pool
+ * counts it out; when half of all instances are out, an irq_work (the
+ * hit may come from an NMI-like trap) schedules a worker that adds a
+ * pool as large as all the others together, up to KRETPROBE_GROW_MAX
+ * instances or KRETPROBE_GROW_BYTES of them.  The hit path only reads
+ * the published pools: it neither allocates nor locks.  Each instance
+ * knows its pool (ri->pool) and goes back to it; the holder is freed
+ * with the last of its pools.  A user-set maxactive stays fixed.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/llist.h>
 #include <linux/objpool.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "kprobes_internal.h"
+
+#define KRETPROBE_GROW_MAX	4096
+#define KRETPROBE_GROW_BYTES	SZ_4M
+/* Each added pool doubles the total: enough to go from 1 to the maximum. */
+#define KRETPROBE_MORE_POOLS	13
+
+struct kretprobe_growth {
+	struct objpool_head *more[KRETPROBE_MORE_POOLS];
+	int nr_more;		/* published with release, read with acquire */
+	int total;		/* instances in all the pools */
+	int limit;		/* the most instances it may have */
+	int obj_size;
+	atomic_t out;		/* taken from a pool, not yet pushed back */
+	atomic_t pools;		/* pools not yet released */
+	struct objpool_head *filling;	/* the pool objpool_init() fills */
+	struct kretprobe_holder *rph;
+	struct irq_work kick;
+	struct work_struct work;
+};
+
+static bool kretprobe_grow_wanted(struct kretprobe_growth *g)
+{
+	int total = READ_ONCE(g->total);
+
+	return total < g->limit && atomic_read(&g->out) * 2 >= total;
+}
+NOKPROBE_SYMBOL(kretprobe_grow_wanted);
+
+/* An instance left a pool; ask for more when half of them are out. */
+static void kretprobe_taken(struct kretprobe_growth *g)
+{
+	atomic_inc(&g->out);
+	if (kretprobe_grow_wanted(g))
+		irq_work_queue(&g->kick);
+}
+NOKPROBE_SYMBOL(kretprobe_taken);
+
+static struct kretprobe_instance *kretprobe_pop_more(struct kretprobe_growth *g)
+{
+	struct kretprobe_instance *ri;
+	int i, n = smp_load_acquire(&g->nr_more);
+
+	for (i = n - 1; i >= 0; i--) {
+		ri = objpool_pop(g->more[i]);
+		if (ri)
+			return ri;
+	}
+	return NULL;
+}
+NOKPROBE_SYMBOL(kretprobe_pop_more);
 
 /**
  * arch_kretprobe_fixup_return() - put the real return address back
@@ -55,17 +118,25 @@ void __weak arch_kretprobe_fixup_return(struct pt_regs *regs,
 static noinline struct kretprobe_instance *
 kretprobe_get_slow(struct kretprobe_holder *rph)
 {
+	struct kretprobe_growth *g = rph->growth;
 	struct kretprobe_instance *ri;
 	int cpu;
 
 	ri = objpool_pop(&rph->pool);
-	if (ri)
+	if (!ri && g)
+		ri = kretprobe_pop_more(g);
+	if (ri) {
+		if (g)
+			kretprobe_taken(g);
 		return ri;
+	}
 	for_each_possible_cpu(cpu) {
 		ri = xchg(per_cpu_ptr(rph->spare, cpu), NULL);
 		if (ri)
 			return ri;
 	}
+	if (g && kretprobe_grow_wanted(g))
+		irq_work_queue(&g->kick);
 	return NULL;
 }
 NOKPROBE_SYMBOL(kretprobe_get_slow);
@@ -85,8 +156,11 @@ kretprobe_get(struct kretprobe_holder *rph)
 static nokprobe_inline void kretprobe_put(struct kretprobe_holder *rph,
 					  struct kretprobe_instance *ri)
 {
-	if (cmpxchg(this_cpu_ptr(rph->spare), NULL, ri))
-		objpool_push(ri, &rph->pool);
+	if (!cmpxchg(this_cpu_ptr(rph->spare), NULL, ri))
+		return;
+	objpool_push(ri, ri->pool);
+	if (rph->growth)
+		atomic_dec(&rph->growth->out);
 }
 
 int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
@@ -115,7 +189,7 @@ static void kretprobe_drop_rcu(struct rcu_head *head)
 	struct kretprobe_instance *ri =
 		container_of(head, struct kretprobe_instance, rcu);
 
-	objpool_drop(ri, &ri->rph->pool);
+	objpool_drop(ri, ri->pool);
 }
 
 /*
@@ -321,19 +395,88 @@ NOKPROBE_SYMBOL(kprobe_flush_task);
 static int kretprobe_init_instance(void *obj, void *context)
 {
 	struct kretprobe_instance *ri = obj;
+	struct kretprobe_holder *rph = context;
 
-	ri->rph = context;
+	ri->rph = rph;
+	ri->pool = rph->growth ? rph->growth->filling : &rph->pool;
 	return 0;
 }
 
+/* A pool's last instance came home: the holder goes with its last pool. */
 static int kretprobe_pool_release(struct objpool_head *head, void *context)
 {
-	kfree(context);
+	struct kretprobe_holder *rph = context;
+	struct kretprobe_growth *g = rph->growth;
+
+	if (!g) {
+		kfree(rph);
+		return 0;
+	}
+	if (head != &rph->pool)
+		kfree(head);
+	if (atomic_dec_and_test(&g->pools)) {
+		kfree(g);
+		kfree(rph);
+	}
 	return 0;
 }
 
-int kretprobe_pool_create(struct kretprobe *rp)
+/* Add pools while half the instances are out; no lock on the hit side. */
+static void kretprobe_grow_work(struct work_struct *work)
 {
+	struct kretprobe_growth *g = container_of(work, struct kretprobe_growth,
+						  work);
+	struct objpool_head *head;
+	int n;
+
+	while (g->nr_more < KRETPROBE_MORE_POOLS && kretprobe_grow_wanted(g)) {
+		n = min(g->total, g->limit - g->total);
+		head = kzalloc(sizeof(*head), GFP_KERNEL);
+		if (!head)
+			return;
+		g->filling = head;
+		if (objpool_init(head, n, g->obj_size, GFP_KERNEL, g->rph,
+				 kretprobe_init_instance, kretprobe_pool_release)) {
+			kfree(head);
+			return;
+		}
+		atomic_inc(&g->pools);
+		g->more[g->nr_more] = head;
+		WRITE_ONCE(g->total, g->total + n);
+		smp_store_release(&g->nr_more, g->nr_more + 1);
+	}
+}
+
+static void kretprobe_grow_kick(struct irq_work *work)
+{
+	struct kretprobe_growth *g = container_of(work, struct kretprobe_growth,
+						  kick);
+
+	schedule_work(&g->work);
+}
+
+static struct kretprobe_growth *kretprobe_growth_new(struct kretprobe_holder *rph,
+						     int first, int obj_size)
+{
+	struct kretprobe_growth *g = kzalloc(sizeof(*g), GFP_KERNEL);
+
+	if (!g)
+		return NULL;
+	g->total = first;
+	g->limit = max(first, min(KRETPROBE_GROW_MAX,
+				  KRETPROBE_GROW_BYTES / obj_size));
+	g->obj_size = obj_size;
+	atomic_set(&g->pools, 1);
+	g->filling = &rph->pool;
+	g->rph = rph;
+	init_irq_work(&g->kick, kretprobe_grow_kick);
+	INIT_WORK(&g->work, kretprobe_grow_work);
+	return g;
+}
+
+int kretprobe_pool_create(struct kretprobe *rp, bool grow)
+{
+	int obj_size = sizeof(struct kretprobe_instance) + rp->data_size;
 	struct kretprobe_holder *rph;
 	int ret;
 
@@ -341,16 +484,19 @@ int kretprobe_pool_create(struct kretprobe *rp)
 	if (!rph)
 		return -ENOMEM;
 	rph->spare = alloc_percpu(struct kretprobe_instance *);
-	if (!rph->spare) {
+	if (grow)
+		rph->growth = kretprobe_growth_new(rph, rp->maxactive, obj_size);
+	if (!rph->spare || (grow && !rph->growth)) {
+		free_percpu(rph->spare);
+		kfree(rph->growth);
 		kfree(rph);
 		return -ENOMEM;
 	}
-	ret = objpool_init(&rph->pool, rp->maxactive,
-			   sizeof(struct kretprobe_instance) + rp->data_size,
-			   GFP_KERNEL, rph, kretprobe_init_instance,
-			   kretprobe_pool_release);
+	ret = objpool_init(&rph->pool, rp->maxactive, obj_size, GFP_KERNEL,
+			   rph, kretprobe_init_instance, kretprobe_pool_release);
 	if (ret) {
 		free_percpu(rph->spare);
+		kfree(rph->growth);
 		kfree(rph);
 		return ret;
 	}
@@ -375,19 +521,33 @@ void kretprobe_pool_finish(struct kretprobe *rp)
 {
 	struct kretprobe_holder *rph = rp->rph;
 	struct kretprobe_instance *ri;
-	int cpu;
+	struct kretprobe_growth *g;
+	int cpu, i, nr_more = 0;
 
 	if (!rph)
 		return;
-	/* Spares back into the pool, for objpool_fini() to free. */
+	g = rph->growth;
+	if (g) {
+		/* Nobody takes instances any more: no new kick after these. */
+		irq_work_sync(&g->kick);
+		cancel_work_sync(&g->work);
+		nr_more = g->nr_more;
+	}
+	/* Spares back into their pools, for objpool_fini() to free. */
 	for_each_possible_cpu(cpu) {
 		ri = *per_cpu_ptr(rph->spare, cpu);
 		if (ri)
-			objpool_push(ri, &rph->pool);
+			objpool_push(ri, ri->pool);
 	}
 	free_percpu(rph->spare);
 	rph->spare = NULL;
-	/* May free rph: the last instance dropped frees its holder. */
+	/*
+	 * Each may free rph: the last instance dropped frees its pool, and
+	 * the last pool its holder.  The extra pools first, since the
+	 * holder's own is part of it.
+	 */
+	for (i = 0; i < nr_more; i++)
+		objpool_fini(g->more[i]);
 	objpool_fini(&rph->pool);
 	rp->rph = NULL;
 }

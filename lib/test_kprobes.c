@@ -2866,6 +2866,79 @@ static long call_target_here(void *unused)
  * an instance set aside is not in use, and only those in use may make a
  * call go missed.
  */
+#define MANY_SLEEPERS	256
+
+static atomic_t sleeper_returns;
+
+static int count_sleeper_return(struct kretprobe_instance *ri,
+				struct pt_regs *regs)
+{
+	atomic_inc(&sleeper_returns);
+	return 0;
+}
+
+/*
+ * @nr helper threads asleep in kprobes_test_sleeper() at once, under a
+ * kretprobe with @maxactive, then released.  Returns the kretprobe's
+ * nmissed while they all slept; sleeper_returns counts the return
+ * handlers run.  @rp is unregistered and its instances freed at the end.
+ */
+static int sleep_many(struct kunit *test, struct kretprobe *rp, int nr)
+{
+	struct sleeper **s;
+	int i, missed;
+
+	s = kunit_kcalloc(test, nr, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	rp->kp.addr = (kprobe_opcode_t *)kprobes_test_sleeper;
+	rp->handler = count_sleeper_return;
+	atomic_set(&sleeper_returns, 0);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, rp), 0);
+	for (i = 0; i < nr; i++)
+		s[i] = start_sleeper(test, sleeper_thread);
+	missed = rp->nmissed;
+	for (i = 0; i < nr; i++)
+		complete(&s[i]->release);
+	for (i = 0; i < nr; i++) {
+		wait_for_completion(&s[i]->done);
+		KUNIT_EXPECT_FALSE(test, s[i]->gave_up);
+		KUNIT_EXPECT_EQ(test, s[i]->result, SLEEPER_COOKIE);
+	}
+	unreg_kretprobe(test, rp);
+	KUNIT_EXPECT_NULL(test, kretprobe_pool_of(rp));
+	return missed;
+}
+
+/*
+ * With maxactive left to the core, 256 tasks asleep in the probed function
+ * at once miss nothing: the instances grow while they are in use.
+ */
+static void kretprobe_default_grows_for_sleepers(struct kunit *test)
+{
+	struct kretprobe *rp = kunit_kzalloc(test, sizeof(*rp), GFP_KERNEL);
+
+	if (IS_ENABLED(CONFIG_KRETPROBE_ON_RETHOOK))
+		kunit_skip(test, "kretprobes on rethook keep a fixed pool");
+	KUNIT_ASSERT_NOT_NULL(test, rp);
+	KUNIT_EXPECT_EQ(test, sleep_many(test, rp, MANY_SLEEPERS), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sleeper_returns), MANY_SLEEPERS);
+	/* the starting size is written back, as documented */
+	KUNIT_EXPECT_EQ(test, rp->maxactive,
+			max(10, 2 * (int)num_possible_cpus()));
+}
+
+/* A maxactive set by the user still limits, and counts what it misses. */
+static void kretprobe_user_maxactive_limits_sleepers(struct kunit *test)
+{
+	struct kretprobe *rp = kunit_kzalloc(test, sizeof(*rp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rp);
+	rp->maxactive = 4;
+	KUNIT_EXPECT_EQ(test, sleep_many(test, rp, 8), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sleeper_returns), 4);
+	KUNIT_EXPECT_EQ(test, rp->maxactive, 4);
+}
+
 static void kretprobe_instance_follows_cpu(struct kunit *test)
 {
 	struct test_kretprobe *tr = new_kretprobe(test, 'R', kprobes_test_target);
@@ -3995,6 +4068,8 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kretprobe_unregister_in_flight),
 	KUNIT_CASE(kretprobe_task_exit_reclaims),
 	KUNIT_CASE(kretprobe_instance_follows_cpu),
+	KUNIT_CASE(kretprobe_default_grows_for_sleepers),
+	KUNIT_CASE(kretprobe_user_maxactive_limits_sleepers),
 	KUNIT_CASE(kretprobe_stack_in_handler),
 	KUNIT_CASE(kretprobe_stack_below),
 	KUNIT_CASE(kretprobe_stack_nested),

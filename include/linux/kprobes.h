@@ -116,7 +116,8 @@ struct kretprobe_holder;
  * @entry_handler: runs at entry; non-zero return skips @handler for
  *	that call
  * @maxactive: calls that can be tracked at once; 0 or less picks
- *	max(10, 2 * num_possible_cpus()), which is written back on registration
+ *	max(10, 2 * num_possible_cpus()), which is written back on registration,
+ *	and (with a return trampoline) lets the pool grow while in use
  * @nmissed: calls not tracked because every instance was in use
  * @data_size: bytes of private data in each instance
  * @rh: the instances, on architectures whose kretprobes ride on rethook;
@@ -155,6 +156,7 @@ struct kretprobe_instance {
  * @rcu: for freeing after the owning kretprobe is gone
  * @llist: link in the task's list of pending returns
  * @rph: the holder the instance came from
+ * @pool: the holder's pool it belongs to
  * @ret_addr: the caller's return address
  * @fp: where that return address was stored on the stack
  * @data: the kretprobe's private per-call data
@@ -163,17 +165,22 @@ struct kretprobe_instance {
 	struct rcu_head rcu;
 	struct llist_node llist;
 	struct kretprobe_holder *rph;
+	struct objpool_head *pool;
 	kprobe_opcode_t *ret_addr;
 	void *fp;
 	char data[];
 };
 #endif
 
+struct kretprobe_growth;
+
 /**
  * struct kretprobe_holder - the instances of one kretprobe
  * @rp: the kretprobe, or NULL once it is unregistered
  * @spare: one free instance per CPU, used before @pool
  * @pool: free instances, lock-free on the hit path
+ * @growth: more pools, added while it runs low, when maxactive was left
+ *	to the core; NULL otherwise
  *
  * Instances in flight keep the holder alive after the kretprobe is gone.
  */
@@ -181,6 +188,7 @@ struct kretprobe_holder {
 	struct kretprobe __rcu *rp;
 	struct kretprobe_instance * __percpu *spare;
 	struct objpool_head pool;
+	struct kretprobe_growth *growth;
 };
 
 struct kretprobe_blackpoint {
