@@ -458,14 +458,50 @@ static bool kprobe_in_preamble_symbol(unsigned long addr)
 	return str_has_prefix(name, "__cfi_") || str_has_prefix(name, "__pfx_");
 }
 
+/*
+ * Jump labels and static calls are found by walking every site of the
+ * kernel (and, on x86, decoding each one): a batch asks once per
+ * function whether it holds any, and only asks again for the probes of
+ * a function that does.  Sites do not come or go in a function whose
+ * text stays, and kprobe_mutex, held for the batch, keeps it.
+ */
+static struct {
+	unsigned long start, end;	/* the function last asked about */
+	bool clean;			/* no site anywhere in it */
+} kprobe_site_cache;
+
+/* Does the function around @a hold no jump label or static call site? */
+static bool kprobe_site_func_clean(unsigned long a)
+{
+	unsigned long size, off, start;
+
+	if (!kprobe_batching || !kallsyms_lookup_size_offset(a, &size, &off) ||
+	    !size)
+		return false;
+	start = a - off;
+	if (kprobe_site_cache.start != start ||
+	    kprobe_site_cache.end != start + size) {
+		kprobe_site_cache.start = start;
+		kprobe_site_cache.end = start + size;
+		kprobe_site_cache.clean =
+			!jump_label_text_reserved((void *)start,
+						  (void *)(start + size - 1)) &&
+			!static_call_text_reserved((void *)start,
+						   (void *)(start + size - 1));
+	}
+	return kprobe_site_cache.clean;
+}
+
 static bool kprobe_site_reserved(kprobe_opcode_t *addr)
 {
+	unsigned long a = (unsigned long)addr;
 	bool reserved;
 
 	jump_label_lock();
-	reserved = jump_label_text_reserved(addr, addr) ||
-		   static_call_text_reserved(addr, addr) ||
-		   find_bug((unsigned long)addr);
+	reserved = (!kprobe_site_func_clean(a) &&
+		    (jump_label_text_reserved(addr, addr) ||
+		     static_call_text_reserved(addr, addr))) ||
+		   find_bug(a);
 	jump_label_unlock();
 	return reserved;
 }
@@ -972,6 +1008,7 @@ int kprobe_register_batch(void *entries, int num,
 	guard(mutex)(&kprobe_mutex);
 	if (num > 1) {
 		kprobe_batching = true;
+		kprobe_site_cache.start = kprobe_site_cache.end = 0;
 		arch_kprobe_batch_begin();
 	}
 	for (i = 0; i < num && !ret; i++)
