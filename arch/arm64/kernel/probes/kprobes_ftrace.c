@@ -35,6 +35,8 @@ void arm64_kprobe_ftrace_hit(struct pt_regs *regs);
 static nokprobe_inline void site_hit(struct kprobe *p, unsigned long ip,
 				     struct pt_regs *regs)
 {
+	kprobe_post_handler_t post;
+
 	__this_cpu_write(current_kprobe, p);
 	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 
@@ -45,9 +47,11 @@ static nokprobe_inline void site_hit(struct kprobe *p, unsigned long ip,
 	}
 
 	instruction_pointer_set(regs, ip + AARCH64_INSN_SIZE);
-	if (unlikely(p->post_handler)) {
+	/* Once: the core may change an aggregate's while we are in its hit. */
+	post = READ_ONCE(p->post_handler);
+	if (unlikely(post)) {
 		__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_SSDONE);
-		p->post_handler(p, regs, 0);
+		post(p, regs, 0);
 		/* a post_handler does not move the pc (as after a step) */
 		instruction_pointer_set(regs, ip + AARCH64_INSN_SIZE);
 	}
