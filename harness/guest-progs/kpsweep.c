@@ -121,12 +121,17 @@ static int read_kallsyms(void)
 	return 0;
 }
 
-/* How many of the batch's taken functions have a line in the list. */
+/*
+ * How many of the batch's taken functions have a line in the list.  A
+ * probe asked for at a function's first byte may be listed a little
+ * further in (arm64 moves it onto the ftrace site), so a line counts for
+ * the function whose span holds its address.
+ */
 static size_t count_listed(struct fn **batch, size_t n)
 {
 	FILE *f = fopen(LIST, "r");
 	char line[512];
-	unsigned long addr;
+	unsigned long addr, end;
 	size_t found = 0, i;
 
 	if (!f)
@@ -135,7 +140,8 @@ static size_t count_listed(struct fn **batch, size_t n)
 		if (sscanf(line, "%lx", &addr) != 1)
 			continue;
 		for (i = 0; i < n; i++) {
-			if (batch[i]->taken && batch[i]->addr == addr) {
+			end = batch[i] + 1 < fns + nr_fns ? batch[i][1].addr : ~0UL;
+			if (batch[i]->taken && addr >= batch[i]->addr && addr < end) {
 				found++;
 				break;
 			}

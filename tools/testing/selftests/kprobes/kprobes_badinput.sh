@@ -87,7 +87,11 @@ kst_load_target || { ktap_exit_fail_msg "cannot load the test module kprobes_st_
 entry=$(first_text_in __entry_text_start __entry_text_end)
 noinstr=$(first_text_in __noinstr_text_start __noinstr_text_end)
 own=$(own_blacklisted)
-body=$(kst_body_offset $FUNC 1)
+# Past the entry probe's place: some arches move a probe asked for at the
+# first bytes of a function onto its ftrace site, which is still its entry.
+entry_off=$(kst_event "p:kst/entry $FUNC" >/dev/null; grep -E "  $FUNC\+0x[0-9a-f]+ " $LIST |
+	head -n 1 | sed -E 's/.*\+0x([0-9a-f]+) .*/\1/'; kst_event_drop kst/entry)
+body=$(kst_body_offset $FUNC $((0x${entry_off:-0} + 1)))
 data=$(kst_param kprobes_st_target data_addr)
 kst_log "entry text at ${entry:-?}, noinstr text at ${noinstr:-?}, kprobes' own ${own:-?}, $FUNC+${body:-?}"
 # Unloaded, the target's text and data are no longer the kernel's.
