@@ -95,8 +95,8 @@ NFUNCS=$(awk '($2 == "t" || $2 == "T") && NF == 3' /proc/kallsyms | wc -l)
 if [ -n "$MINUTES" ]; then
 	STRIDE=1 BATCH=1000 DWELL=2 RACE=60
 else
-	# About 400 functions, a different sample on every boot.
-	STRIDE=$((NFUNCS / 400 + 1)) BATCH=400 DWELL=3 RACE=10
+	# About 200 functions, a different sample on every boot.
+	STRIDE=$((NFUNCS / 200 + 1)) BATCH=200 DWELL=3 RACE=10
 fi
 FIRST=$(($(date +%s) % STRIDE))
 sort $LIST >/tmp/list.before
