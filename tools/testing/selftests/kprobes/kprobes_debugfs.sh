@@ -50,12 +50,18 @@ ftrace_flag_only_on_ftrace_sites() {
 	return 0
 }
 
-kprobe_counts_hits() {
+# How many more hits kst/entry counted over N forks.
+entry_hits_over_forks() {
 	before=$(kst_event_hits entry)
-	forks 10
+	forks "$1"
 	after=$(kst_event_hits entry)
-	[ $((after - before)) -ge 10 ] && return 0
-	kst_log "10 forks, kprobe_profile went from $before to $after"
+	echo $((after - before))
+}
+
+kprobe_counts_hits() {
+	d=$(entry_hits_over_forks 10)
+	[ "$d" -ge 10 ] && return 0
+	kst_log "10 forks, kprobe_profile counted $d more hits"
 	return 1
 }
 
@@ -72,19 +78,14 @@ knob_reads_1() {
 knob_off_stops_hits() {
 	echo 0 >$KNOB || return 1
 	kst_expect 0 "$(cat $KNOB)" "reading $KNOB after writing 0" || return 1
-	before=$(kst_event_hits entry)
-	forks 5
-	after=$(kst_event_hits entry)
-	kst_expect "$before" "$after" "hits of kst/entry with probes disabled"
+	kst_expect 0 "$(entry_hits_over_forks 5)" "new hits of kst/entry with probes disabled"
 }
 
 knob_on_restores_hits() {
 	echo 1 >$KNOB || return 1
-	before=$(kst_event_hits entry)
-	forks 5
-	after=$(kst_event_hits entry)
-	[ $((after - before)) -ge 5 ] && return 0
-	kst_log "5 forks after re-enabling, hits went from $before to $after"
+	d=$(entry_hits_over_forks 5)
+	[ "$d" -ge 5 ] && return 0
+	kst_log "5 forks after re-enabling, kprobe_profile counted $d more hits"
 	return 1
 }
 
