@@ -210,6 +210,110 @@ void kprobe_busy_end(void)
 }
 NOKPROBE_SYMBOL(kprobe_busy_end);
 
+/*
+ * kallsyms names a module address by walking the module's whole symbol
+ * table, and one registration asks about its address several times (to
+ * resolve it, for the blacklist and preamble names, for patched sites and
+ * in the architecture's decoder).  Batches register runs of probes in one
+ * function, so the task running a batch keeps the last text symbol's
+ * answer.  The symbol's module is held while it is kept, so no other
+ * text can come to lie under the kept name.
+ */
+static struct {
+	struct task_struct *owner;	/* the batch's task, or NULL */
+	unsigned long start, size;	/* size 0: nothing kept */
+	struct module *mod;
+	int clean;			/* see kprobe_site_func_clean() */
+	char name[KSYM_NAME_LEN];
+} kprobe_sym;
+
+static void kprobe_sym_forget(void)
+{
+	module_put(kprobe_sym.mod);
+	kprobe_sym.mod = NULL;
+	kprobe_sym.size = 0;
+}
+
+static void kprobe_sym_own(bool own)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	kprobe_sym_forget();
+	WRITE_ONCE(kprobe_sym.owner, own ? current : NULL);
+}
+
+/* Keep the text symbol around @addr; false if it cannot be kept. */
+static bool kprobe_sym_fill(unsigned long addr)
+{
+	unsigned long size, off;
+	struct module *mod;
+
+	kprobe_sym_forget();
+	scoped_guard(preempt) {
+		mod = __module_text_address(addr);
+		if (mod ? !try_module_get(mod) : !core_kernel_text(addr))
+			return false;
+	}
+	if (!kallsyms_lookup(addr, &size, &off, NULL, kprobe_sym.name) ||
+	    !size) {
+		module_put(mod);
+		return false;
+	}
+	kprobe_sym.mod = mod;
+	kprobe_sym.start = addr - off;
+	kprobe_sym.size = size;
+	kprobe_sym.clean = -1;
+	return true;
+}
+
+/* Is the symbol around @addr kept?  It is refilled if need be. */
+static bool kprobe_sym_kept(unsigned long addr)
+{
+	if (READ_ONCE(kprobe_sym.owner) != current)
+		return false;
+	lockdep_assert_held(&kprobe_mutex);
+	if (kprobe_sym.size && addr - kprobe_sym.start < kprobe_sym.size)
+		return true;
+	return kprobe_sym_fill(addr);
+}
+
+/**
+ * kprobe_symbol_size_offset() - kallsyms_lookup_size_offset() for probes
+ * @addr: the address
+ * @size: where the size of the symbol around @addr goes, or NULL
+ * @offset: where @addr's offset in that symbol goes, or NULL
+ *
+ * The same answer, kept from one probe to the next during a batch
+ * registration.
+ *
+ * Return: true when kallsyms names @addr.
+ */
+bool kprobe_symbol_size_offset(unsigned long addr, unsigned long *size,
+			       unsigned long *offset)
+{
+	unsigned long sz, off;
+
+	if (!kprobe_sym_kept(addr))
+		return kallsyms_lookup_size_offset(addr, size ?: &sz,
+						   offset ?: &off);
+	if (size)
+		*size = kprobe_sym.size;
+	if (offset)
+		*offset = addr - kprobe_sym.start;
+	return true;
+}
+
+/*
+ * lookup_symbol_name() for probes: @name (KSYM_NAME_LEN bytes) gets the
+ * name of the symbol around @addr.  Returns 0, or -ERANGE if unknown.
+ */
+int kprobe_symbol_name(unsigned long addr, char *name)
+{
+	if (!kprobe_sym_kept(addr))
+		return lookup_symbol_name(addr, name);
+	strscpy(name, kprobe_sym.name, KSYM_NAME_LEN);
+	return 0;
+}
+
 /**
  * dump_kprobe() - print what a probe was asked to probe
  * @kp: the probe
@@ -275,7 +379,7 @@ kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
 	}
 
 	where = (unsigned long)addr + offset;
-	if (!kallsyms_lookup_size_offset(where, NULL, &off))
+	if (!kprobe_symbol_size_offset(where, NULL, &off))
 		return ERR_PTR(-ENOENT);
 
 	probe_addr = arch_adjust_kprobe_addr(where - off, off, on_func_entry);
@@ -434,13 +538,23 @@ static int kprobe_arch_prepare(struct kprobe *p)
 }
 
 /*
- * An ftrace call site can only be probed through ftrace.  ftrace_location()
- * maps a function's first byte to its call site, which may lie further in
- * (arm64 pads the entry); only an exact match is the site itself.
+ * Does an ftrace call site start exactly at @a?  ftrace_location() would
+ * also map a function's first byte to its site, which may lie further in
+ * (arm64 pads the entry), and asks kallsyms for every other address.
  */
+static bool kprobe_is_ftrace_site(unsigned long a)
+{
+#ifdef CONFIG_DYNAMIC_FTRACE
+	return ftrace_location_range(a, a) == a;
+#else
+	return false;
+#endif
+}
+
+/* An ftrace call site can only be probed through ftrace. */
 static int kprobe_check_ftrace_site(struct kprobe *p)
 {
-	if (ftrace_location((unsigned long)p->addr) != (unsigned long)p->addr)
+	if (!kprobe_is_ftrace_site((unsigned long)p->addr))
 		return 0;
 	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		return -EINVAL;
@@ -453,43 +567,73 @@ static bool kprobe_in_preamble_symbol(unsigned long addr)
 {
 	char name[KSYM_NAME_LEN];
 
-	if (lookup_symbol_name(addr, name))
+	if (kprobe_symbol_name(addr, name))
 		return false;
 	return str_has_prefix(name, "__cfi_") || str_has_prefix(name, "__pfx_");
 }
 
-/*
- * Jump labels and static calls are found by walking every site of the
- * kernel (and, on x86, decoding each one): a batch asks once per
- * function whether it holds any, and only asks again for the probes of
- * a function that does.  Sites do not come or go in a function whose
- * text stays, and kprobe_mutex, held for the batch, keeps it.
- */
-static struct {
-	unsigned long start, end;	/* the function last asked about */
-	bool clean;			/* no site anywhere in it */
-} kprobe_site_cache;
+#ifdef CONFIG_GENERIC_BUG
+extern struct bug_entry __start___bug_table[], __stop___bug_table[];
 
-/* Does the function around @a hold no jump label or static call site? */
+static unsigned long kprobe_bug_addr(const struct bug_entry *bug)
+{
+#ifdef CONFIG_GENERIC_BUG_RELATIVE_POINTERS
+	return (unsigned long)&bug->bug_addr_disp + bug->bug_addr_disp;
+#else
+	return bug->bug_addr;
+#endif
+}
+
+/* Does [@start, @end) hold a BUG() or WARN() trap of @mod (or the core)? */
+static bool kprobe_range_has_bug(unsigned long start, unsigned long end,
+				 struct module *mod)
+{
+	const struct bug_entry *bug = __start___bug_table;
+	const struct bug_entry *last = __stop___bug_table;
+
+	if (mod) {
+		bug = mod->bug_table;
+		last = bug + mod->num_bugs;
+	}
+	for (; bug < last; bug++) {
+		unsigned long a = kprobe_bug_addr(bug);
+
+		if (a >= start && a < end)
+			return true;
+	}
+	return false;
+}
+#else
+static bool kprobe_range_has_bug(unsigned long start, unsigned long end,
+				 struct module *mod)
+{
+	return false;
+}
+#endif
+
+/*
+ * Jump labels, static calls and BUG() traps are found by walking every
+ * site the kernel (or the module) has, and x86 decodes each jump label
+ * on the way: a batch asks once for the kept symbol's whole function, and
+ * asks again for each probe only in a function that holds one.  Sites do
+ * not come or go in a function whose text stays, and kprobe_mutex, held
+ * for the batch, keeps it.
+ */
 static bool kprobe_site_func_clean(unsigned long a)
 {
-	unsigned long size, off, start;
+	unsigned long start, end;
 
-	if (!kprobe_batching || !kallsyms_lookup_size_offset(a, &size, &off) ||
-	    !size)
+	if (!kprobe_sym_kept(a))
 		return false;
-	start = a - off;
-	if (kprobe_site_cache.start != start ||
-	    kprobe_site_cache.end != start + size) {
-		kprobe_site_cache.start = start;
-		kprobe_site_cache.end = start + size;
-		kprobe_site_cache.clean =
-			!jump_label_text_reserved((void *)start,
-						  (void *)(start + size - 1)) &&
-			!static_call_text_reserved((void *)start,
-						   (void *)(start + size - 1));
+	if (kprobe_sym.clean < 0) {
+		start = kprobe_sym.start;
+		end = start + kprobe_sym.size;
+		kprobe_sym.clean =
+			!jump_label_text_reserved((void *)start, (void *)(end - 1)) &&
+			!static_call_text_reserved((void *)start, (void *)(end - 1)) &&
+			!kprobe_range_has_bug(start, end, kprobe_sym.mod);
 	}
-	return kprobe_site_cache.clean;
+	return kprobe_sym.clean;
 }
 
 static bool kprobe_site_reserved(kprobe_opcode_t *addr)
@@ -498,10 +642,9 @@ static bool kprobe_site_reserved(kprobe_opcode_t *addr)
 	bool reserved;
 
 	jump_label_lock();
-	reserved = (!kprobe_site_func_clean(a) &&
-		    (jump_label_text_reserved(addr, addr) ||
-		     static_call_text_reserved(addr, addr))) ||
-		   find_bug(a);
+	reserved = !kprobe_site_func_clean(a) &&
+		   (jump_label_text_reserved(addr, addr) ||
+		    static_call_text_reserved(addr, addr) || find_bug(a));
 	jump_label_unlock();
 	return reserved;
 }
@@ -1008,7 +1151,7 @@ int kprobe_register_batch(void *entries, int num,
 	guard(mutex)(&kprobe_mutex);
 	if (num > 1) {
 		kprobe_batching = true;
-		kprobe_site_cache.start = kprobe_site_cache.end = 0;
+		kprobe_sym_own(true);
 		arch_kprobe_batch_begin();
 	}
 	for (i = 0; i < num && !ret; i++)
@@ -1018,6 +1161,7 @@ int kprobe_register_batch(void *entries, int num,
 	kprobe_arm_pending();
 	if (num > 1) {
 		arch_kprobe_batch_end();
+		kprobe_sym_own(false);
 		kprobe_batching = false;
 	}
 	return ret;

@@ -145,7 +145,7 @@ bool within_kprobe_blacklist(unsigned long addr)
 	if (arch_within_kprobe_blacklist(addr) || kprobe_bl_search(addr))
 		return true;
 
-	if (lookup_symbol_name(addr, name))
+	if (kprobe_symbol_name(addr, name))
 		return false;
 	dot = strchr(name, '.');
 	if (!dot)

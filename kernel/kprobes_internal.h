@@ -88,6 +88,7 @@ int kprobe_arm_all(void);
 int kprobe_disarm_all(void);
 kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
 				unsigned long offset, bool *on_func_entry);
+int kprobe_symbol_name(unsigned long addr, char *name);
 bool kprobe_is_registered(struct kprobe *p);
 int __register_kprobe(struct kprobe *p);
 void kprobe_make_optimizable(struct kprobe *entry);

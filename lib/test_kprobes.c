@@ -1701,6 +1701,57 @@ static void batch_failure_leaves_text_alone(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(set->text, kprobes_test_marked, set->size), 0);
 }
 
+/*
+ * A batch keeps the last probe's symbol from one probe to the next.  A
+ * probe in another function must still be resolved and judged as on its
+ * own: by symbol name right after the kept function, and on the
+ * blacklisted function that follows it in the text.
+ */
+static void batch_other_function_as_single(struct kunit *test)
+{
+	struct test_probe *by_name, *bl;
+	kprobe_opcode_t *single;
+	struct batch_set *set;
+	int lo, hi, i;
+
+	set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	batch_set_fill(test, set);
+
+	by_name = new_probe(test, 'N', NULL);
+	by_name->kp.symbol_name = "kprobes_test_other";
+	by_name->kp.offset = 0;
+	by_name->kp.pre_handler = count_batch_hit;
+	by_name->kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&by_name->kp), 0);
+	single = by_name->kp.addr;
+	unregister_kprobe(&by_name->kp);
+	clear_for_reuse(&by_name->kp);
+	by_name->pre_hits = 0;
+
+	set->kps[set->nr] = &by_name->kp;
+	set->tps[set->nr++] = by_name;
+	KUNIT_ASSERT_EQ(test, register_kprobes(set->kps, set->nr), 0);
+	KUNIT_EXPECT_PTR_EQ(test, by_name->kp.addr, single);
+	kprobes_test_marked(0);
+	kprobes_test_other(0);
+	batch_set_hits(set, &lo, &hi);
+	KUNIT_EXPECT_EQ(test, lo, 1);
+	KUNIT_EXPECT_EQ(test, hi, 1);
+	unregister_kprobes(set->kps, set->nr);
+
+	bl = probe_at(test, 'L', NULL, kprobes_test_blacklisted);
+	bl->kp.pre_handler = count_batch_hit;
+	set->kps[set->nr - 1] = &bl->kp;
+	set->tps[set->nr - 1] = bl;
+	for (i = 0; i < set->nr - 1; i++)
+		clear_for_reuse(set->kps[i]);
+	KUNIT_EXPECT_EQ(test, register_kprobes(set->kps, set->nr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memcmp(set->text, kprobes_test_marked, set->size), 0);
+	KUNIT_EXPECT_EQ(test, kprobes_test_blacklisted(0), 0x77U);
+	KUNIT_EXPECT_EQ(test, bl->pre_hits, 0);
+}
+
 /* The API is probeable: "perf probe register_kprobe" to debug a user. */
 static const struct symbol_case api_cases[] = {
 	{ "register_kprobe", "register_kprobe" },
@@ -4045,6 +4096,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(batch_boundaries_as_single),
 	KUNIT_CASE(batch_arms_and_disarms_all),
 	KUNIT_CASE(batch_failure_leaves_text_alone),
+	KUNIT_CASE(batch_other_function_as_single),
 	KUNIT_CASE_PARAM(probe_on_the_api, api_gen_params),
 	KUNIT_CASE(init_text_disarmed_when_retired),
 #if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_KRETPROBES)

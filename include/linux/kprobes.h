@@ -320,6 +320,8 @@ bool arch_within_kprobe_blacklist(unsigned long addr);
 int arch_populate_kprobe_blacklist(void);
 int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 			 unsigned long offset);
+bool kprobe_symbol_size_offset(unsigned long addr, unsigned long *size,
+			       unsigned long *offset);
 
 bool within_kprobe_blacklist(unsigned long addr);
 int kprobe_add_ksym_blacklist(unsigned long entry);

@@ -315,7 +315,7 @@ static bool in_exclusive_sequence(kprobe_opcode_t *addr)
 	unsigned long size, offset;
 	int back, i;
 
-	if (!kallsyms_lookup_size_offset((unsigned long)addr, &size, &offset))
+	if (!kprobe_symbol_size_offset((unsigned long)addr, &size, &offset))
 		return false;
 	back = min_t(unsigned long, offset / AARCH64_INSN_SIZE, EXCL_WINDOW);
 	for (i = 1; i <= back; i++) {

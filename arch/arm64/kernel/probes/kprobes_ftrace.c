@@ -123,9 +123,17 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 					 unsigned long offset,
 					 bool *on_func_entry)
 {
-	unsigned long site = ftrace_location(addr);
+	unsigned long size, site = 0;
 
-	/* BTI C, MOV X9, X30: at most two instructions before the BL */
+	/*
+	 * BTI C, MOV X9, X30: at most two instructions before the BL.  The
+	 * search stays inside the function (and, unlike ftrace_location(),
+	 * takes the size from the batch's kept symbol).
+	 */
+	if (kprobe_symbol_size_offset(addr, &size, NULL) && size)
+		site = ftrace_location_range(addr, addr +
+				min_t(unsigned long, size,
+				      3 * AARCH64_INSN_SIZE) - 1);
 	if (site >= addr && site - addr <= 2 * AARCH64_INSN_SIZE &&
 	    offset <= site - addr && IS_ALIGNED(offset, AARCH64_INSN_SIZE)) {
 		*on_func_entry = true;

@@ -227,7 +227,7 @@ static int kpx_check_boundary(unsigned long addr)
 	int ret;
 
 	lockdep_assert_held(&text_mutex);
-	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+	if (!kprobe_symbol_size_offset(addr, &size, &offset))
 		return -EILSEQ;
 
 	map = kpx_map_of(addr - offset, size);
