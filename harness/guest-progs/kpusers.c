@@ -7,6 +7,10 @@
  *   kpusers perf-kprobe    FUNC N [FILE]   perf's kprobe PMU counts N hits
  *   kpusers perf-kretprobe FUNC N [FILE]   the same with the retprobe bit
  *   kpusers bpf-kprobe     FUNC N [FILE]   a BPF kprobe program runs N times
+ *   kpusers uprobe-offset                  the file offset of this program's
+ *                                          uprobe target function
+ *   kpusers uprobe-run     N X             call the target N times with X,
+ *                                          check each result, print it
  *
  * One trigger is a fork() whose child exits at once (kernel_clone runs in
  * the parent), or, when FILE is given, a write of "1" to FILE.  While the
@@ -319,10 +323,75 @@ static int cmd_bpf(const char *func, long n, const char *file)
 	return ok ? rc : 1;
 }
 
+/*
+ * The uprobe target: out of line, with a loop and a branch, so that its
+ * entry and its return run through the uprobe machinery of the arch
+ * (on arm64 our decoder and simulation, shared with kprobes).
+ */
+__attribute__((noipa)) long kpusers_uprobe_target(long x)
+{
+	long acc = 0, i;
+
+	for (i = 0; i <= (x & 7); i++)
+		acc += (i & 1) ? x : -i;
+	return acc + 1;
+}
+
+/* The same sum, worked out another way, for checking. */
+static long uprobe_expected(long x)
+{
+	long n = (x & 7) + 1, odd = n / 2, evens = 0, i;
+
+	for (i = 0; i < n; i += 2)
+		evens += i;
+	return odd * x - evens + 1;
+}
+
+static int cmd_uprobe_offset(void)
+{
+	unsigned long addr = (unsigned long)kpusers_uprobe_target;
+	unsigned long lo, hi, off;
+	char line[512], perm[8];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return fail("open /proc/self/maps");
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s %lx", &lo, &hi, perm, &off) != 4)
+			continue;
+		if (addr >= lo && addr < hi && perm[2] == 'x') {
+			printf("0x%lx\n", addr - lo + off);
+			fclose(f);
+			return 0;
+		}
+	}
+	fclose(f);
+	fprintf(stderr, "kpusers: %#lx is in no executable mapping\n", addr);
+	return 1;
+}
+
+static int cmd_uprobe_run(long n, long x)
+{
+	long i, got, want = uprobe_expected(x);
+
+	for (i = 0; i < n; i++) {
+		got = kpusers_uprobe_target(x);
+		if (got != want) {
+			fprintf(stderr, "kpusers: call %ld of the target gave %ld, want %ld\n",
+				i, got, want);
+			return 1;
+		}
+	}
+	printf("retval 0x%lx\n", (unsigned long)want);
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: kpusers perf-kprobe|perf-kretprobe|bpf-kprobe FUNC N [FILE]\n");
+		"usage: kpusers perf-kprobe|perf-kretprobe|bpf-kprobe FUNC N [FILE]\n"
+		"       kpusers uprobe-offset\n"
+		"       kpusers uprobe-run N X\n");
 	return 2;
 }
 
@@ -333,6 +402,14 @@ int main(int argc, char **argv)
 	long n;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && !strcmp(argv[1], "uprobe-offset"))
+		return cmd_uprobe_offset();
+	if (argc == 4 && !strcmp(argv[1], "uprobe-run")) {
+		n = strtol(argv[2], &end, 10);
+		if (*end || n < 1)
+			return usage();
+		return cmd_uprobe_run(n, strtol(argv[3], NULL, 0));
+	}
 	if (argc < 4 || argc > 5)
 		return usage();
 	func = argv[2];

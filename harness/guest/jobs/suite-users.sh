@@ -2,7 +2,9 @@
 # The kernel's own users of kprobes keep working: perf's kprobe PMU (kprobe
 # and kretprobe), a BPF kprobe program attached through perf, and
 # fail_function fault injection on kptarget_may_fail() in the harness
-# module kptarget (harness/modules/kptarget).  The perf and BPF cases run
+# module kptarget (harness/modules/kptarget), and uprobe events on a user
+# program (the uprobe side of the arch backend: on arm64 it shares our
+# decoder and simulation).  The perf and BPF cases run
 # /kp/bin/kpusers (harness/guest-progs/kpusers.c).
 . /kp/lib.sh
 
@@ -105,12 +107,46 @@ gone_after_clearing() {
 	fi
 }
 
+# uprobe events on a user program: its target function's entry and return
+# (harness/guest-progs/kpusers.c), each call checked by the program itself.
+TR=/sys/kernel/tracing
+UPROBE_CALLS=50
+UPROBE_X=5
+
+uprobe_hits() {
+	awk -v e="$1" '$2 == e { print $3 }' $TR/uprobe_profile
+}
+
+uprobe_events_count_calls() {
+	[ -w $TR/uprobe_events ] || fail "no $TR/uprobe_events (CONFIG_UPROBE_EVENTS)" || return 1
+	off=$(kpusers uprobe-offset) || return 1
+	echo >$TR/trace
+	echo "p:kpu/ent $KPUSERS:$off" >>$TR/uprobe_events &&
+		echo "r:kpu/ret $KPUSERS:$off ret=\$retval" >>$TR/uprobe_events ||
+		fail "defining the uprobe events at $KPUSERS:$off failed" || return 1
+	echo 1 >$TR/events/kpu/enable || return 1
+	out=$(kpusers uprobe-run $UPROBE_CALLS $UPROBE_X)
+	rc=$?
+	echo 0 >$TR/events/kpu/enable
+	[ $rc = 0 ] || fail "the program's own results were wrong under the uprobes" || return 1
+	expect_eq "$(uprobe_hits ent)" $UPROBE_CALLS "hits of the entry uprobe" &&
+		expect_eq "$(uprobe_hits ret)" $UPROBE_CALLS "hits of the return uprobe" &&
+		expect_eq "$(grep -cE " ret: \(0x[0-9a-f]+ <- 0x[0-9a-f]+\) ret=${out#retval }\$" $TR/trace)" $UPROBE_CALLS \
+			"return events with ret=${out#retval }"
+}
+
+uprobe_events_removed() {
+	echo "-:kpu/ent" >>$TR/uprobe_events && echo "-:kpu/ret" >>$TR/uprobe_events ||
+		fail "removing the uprobe events failed" || return 1
+	expect_eq "$(grep -c kpu/ $TR/uprobe_events)" 0 "kpu events left"
+}
+
 cleanup() {
 	echo >$FF/inject
 	[ -n "$loaded_here" ] && rmmod kptarget
 }
 
-tap_begin users 9
+tap_begin users 11
 CLONE_BEFORE=$(clone_probes)
 check "perf kprobe PMU: kernel_clone counted on each of $FORKS forks" \
 	kpusers perf-kprobe kernel_clone $FORKS
@@ -124,4 +160,7 @@ check "fail_function: the injected -EIO is what the call returns" injected_error
 check "fail_function: its kprobe is listed while injecting" listed_while_injecting
 check "fail_function: inject cleared, the call succeeds again" cleared_call_succeeds
 check "fail_function: its kprobe is gone after clearing" gone_after_clearing
+check "uprobe events: entry and return of a user function, $UPROBE_CALLS calls, each result right" \
+	uprobe_events_count_calls
+check "uprobe events: removed cleanly" uprobe_events_removed
 cleanup >/dev/null 2>&1
