@@ -76,11 +76,7 @@ kmemleak_clean() {
 	return 0
 }
 
-kst_setup
-ktap_print_header
-kst_have_events || { ktap_skip_all "no kprobe_events: kernel without CONFIG_KPROBE_EVENTS"; exit "$KSFT_SKIP"; }
-kst_have_modules || { ktap_skip_all "test modules not built (no KDIR when building the selftest)"; exit "$KSFT_SKIP"; }
-lsmod | grep -q '^kprobes_st_target ' && rmmod kprobes_st_target
+kst_begin events
 kst_load_target || { ktap_exit_fail_msg "cannot load the test module kprobes_st_target"; }
 [ -f $KST_DEBUGFS/kmemleak ] && echo clear >$KST_DEBUGFS/kmemleak
 

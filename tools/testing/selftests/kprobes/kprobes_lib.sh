@@ -34,6 +34,26 @@ kst_setup() {
 	trap kst_cleanup EXIT
 }
 
+# The start of a test that uses the test modules, and kprobe events when
+# given "events": the header, a skip naming what is missing, and no test
+# module left loaded by an earlier run.
+kst_begin() {
+	kst_setup
+	ktap_print_header
+	if [ "$1" = events ] && ! kst_have_events; then
+		ktap_skip_all "no kprobe_events: kernel without CONFIG_KPROBE_EVENTS"
+		exit "$KSFT_SKIP"
+	fi
+	if ! kst_have_modules; then
+		ktap_skip_all "test modules not built (no KDIR when building the selftest)"
+		exit "$KSFT_SKIP"
+	fi
+	for m in kprobes_st_reg kprobes_st_target; do
+		lsmod | grep -q "^$m " && rmmod $m
+	done
+	return 0
+}
+
 kst_have_events() {
 	[ -f "$EVENTS" ]
 }

@@ -79,11 +79,7 @@ all_gone_at_the_end() {
 	kst_expect "$KST_BEFORE" "$(kst_list_snapshot | md5sum)" "the list, compared with before the test"
 }
 
-kst_setup
-ktap_print_header
-kst_have_events || { ktap_skip_all "no kprobe_events: kernel without CONFIG_KPROBE_EVENTS"; exit "$KSFT_SKIP"; }
-kst_have_modules || { ktap_skip_all "test modules not built (no KDIR when building the selftest)"; exit "$KSFT_SKIP"; }
-lsmod | grep -q "^$MOD " && rmmod $MOD
+kst_begin events
 KST_BEFORE=$(kst_list_snapshot | md5sum)
 ktap_set_plan 7
 kst_check "a kprobe event on a module function is listed with the module and hits" event_on_module

@@ -15,10 +15,15 @@
  *                    load succeeds if nothing else happened
  *   mode=batch       register_kprobes() of a good probe and this one; the
  *                    load fails with the batch's answer
+ *   mode=many many=A1,A2,...  one register_kprobes() batch of per_func
+ *                    probes in each function given by address (the
+ *                    target's kst_many_*: probes on nops 16 and on),
+ *                    kept until the module is removed
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/kprobes.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 static char *symbol;
@@ -35,6 +40,11 @@ static unsigned long data_size;
 module_param(data_size, ulong, 0444);
 static char *mode = "once";
 module_param(mode, charp, 0444);
+static unsigned long many[128];
+static int nr_many;
+module_param_array(many, ulong, &nr_many, 0444);
+static int per_func = 32;
+module_param(per_func, int, 0444);
 static unsigned long hits;
 module_param(hits, ulong, 0444);
 MODULE_PARM_DESC(hits, "times a handler of the registered probe ran");
@@ -61,6 +71,58 @@ static struct kprobe kst_reg_good = {
 
 static bool kst_reg_is_ret;
 static bool kst_reg_held;
+static struct kprobe *kst_reg_many_kps;
+static struct kprobe **kst_reg_many_list;
+static int kst_reg_many_nr;
+
+/* The size of the "nop" the target's functions are made of. */
+#if defined(CONFIG_X86)
+#define KST_NOP_BYTES	1
+#elif defined(CONFIG_RISCV_ISA_C)
+#define KST_NOP_BYTES	2
+#else
+#define KST_NOP_BYTES	4
+#endif
+
+static void kst_reg_many_free(void)
+{
+	kvfree(kst_reg_many_list);
+	kvfree(kst_reg_many_kps);
+	kst_reg_many_list = NULL;
+	kst_reg_many_kps = NULL;
+}
+
+/* per_func probes from nop 16 on: past what the compiler puts first */
+static int kst_reg_many(void)
+{
+	int i, ret;
+
+	if (nr_many <= 0 || per_func <= 0 || per_func > 48)
+		return -EINVAL;
+	kst_reg_many_nr = nr_many * per_func;
+	kst_reg_many_kps = kvcalloc(kst_reg_many_nr, sizeof(*kst_reg_many_kps),
+				    GFP_KERNEL);
+	kst_reg_many_list = kvcalloc(kst_reg_many_nr,
+				     sizeof(*kst_reg_many_list), GFP_KERNEL);
+	if (!kst_reg_many_kps || !kst_reg_many_list) {
+		kst_reg_many_free();
+		return -ENOMEM;
+	}
+	for (i = 0; i < kst_reg_many_nr; i++) {
+		struct kprobe *kp = &kst_reg_many_kps[i];
+
+		kp->addr = (kprobe_opcode_t *)(many[i / per_func] +
+				(16 + i % per_func) * KST_NOP_BYTES);
+		kp->pre_handler = kst_reg_pre;
+		kst_reg_many_list[i] = kp;
+	}
+	ret = register_kprobes(kst_reg_many_list, kst_reg_many_nr);
+	pr_info("kprobes_st_reg: %d probes over %d functions: %d\n",
+		kst_reg_many_nr, nr_many, ret);
+	if (ret)
+		kst_reg_many_free();
+	return ret;
+}
 
 static void kst_reg_fill(struct kprobe *p)
 {
@@ -117,6 +179,8 @@ static int __init kst_reg_init(void)
 		unregister_kretprobe(&kst_reg_rp);
 		return 0;
 	}
+	if (!strcmp(mode, "many"))
+		return kst_reg_many();
 	if (!strcmp(mode, "batch")) {
 		ret = kst_reg_batch();
 		pr_info("kprobes_st_reg: batch with %s+%u: %d\n",
@@ -138,7 +202,8 @@ static int __init kst_reg_init(void)
 	}
 	if (strcmp(mode, "once")) {
 		kst_reg_unregister();
-		pr_err("kprobes_st_reg: mode=%s: use once, twice, never or batch\n", mode);
+		pr_err("kprobes_st_reg: mode=%s: use once, twice, never, batch or many\n",
+		       mode);
 		return -EINVAL;
 	}
 	kst_reg_held = true;
@@ -149,6 +214,10 @@ static void __exit kst_reg_exit(void)
 {
 	if (kst_reg_held)
 		kst_reg_unregister();
+	if (kst_reg_many_list) {
+		unregister_kprobes(kst_reg_many_list, kst_reg_many_nr);
+		kst_reg_many_free();
+	}
 }
 
 module_init(kst_reg_init);
