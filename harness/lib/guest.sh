@@ -184,17 +184,19 @@ run_stress() {
 	python3 "$KP_HARNESS/lib/ktap.py" total "${results[@]}"
 }
 
-# bench_table ARCH BASE-CONSOLE PROJECT-CONSOLE
+# bench_table ARCH BASE-CONSOLE PROJECT-CONSOLE DESCRIPTION-OF-THE-PROJECT
 bench_table() {
 	python3 "$KP_HARNESS/lib/bench.py" "$2" "$3" \
-		"# harness/kp bench --arch $1   ($(base_version); project $(project_describe))
+		"# harness/kp bench --arch $1   ($(base_version); project $4)
 # QEMU TCG, -icount shift=0,sleep=off, -smp ${KP_SMP:-2}; config harness/config/{common,$1}.config
 # per hit = (loop time with the probe - without) / 100000 calls"
 }
 
 # Base and project side by side under icount, one boot each per arch.
 run_bench() {
-	local a v logs out
+	local a v logs out desc
+	# Before any table is rewritten, which would count as a change.
+	desc=$(project_describe)
 	mkdir -p "$KP_HARNESS/bench"
 	for a in $KP_ARCHES; do
 		logs=()
@@ -208,7 +210,7 @@ run_bench() {
 			logs+=("$KP_CONSOLE")
 		done
 		out=$KP_HARNESS/bench/$a.txt
-		bench_table "$a" "${logs[0]}" "${logs[1]}" | tee "$out"
+		bench_table "$a" "${logs[0]}" "${logs[1]}" "$desc" | tee "$out"
 		stage "table written to ${out#"$KP_ROOT"/}"
 	done
 }
