@@ -6,6 +6,7 @@ PRE="<kernel_clone> p->addr"
 RET="kernel_clone returned"
 LIST=/sys/kernel/debug/kprobes/list
 FUNCS=/sys/kernel/tracing/enabled_functions
+HIST=/sys/kernel/debug/kretprobe_latency/histogram
 
 # kernel_clone's entry is an ftrace site, which x86 and arm64 probe through
 # ftrace.  On arm64 the site is the BL after MOV X9, X30 (and a BTI, where
@@ -40,7 +41,58 @@ gone_from_kernel_clone() {	# message-of-a-hit
 	expect_eq "$(hits_during_forks "$1" 2)" 0 "hits after unload"
 }
 
-tap_begin samples 10
+# The latency sample's histogram, from debugfs, into CALLS (the calls it
+# timed) and SUM (what its buckets add up to).  Shell builtins only: the
+# sample times this shell's forks, and reading must not add one.
+latency_read() {
+	CALLS=
+	SUM=0
+	while read -r a b c d e rest; do
+		case "$a $d" in
+		"kernel_clone: "*) CALLS=$b ;;
+		*" ns:") SUM=$((SUM + e)) ;;
+		esac
+	done <$HIST
+	[ -n "$CALLS" ] || fail "no 'kernel_clone: N calls' line in $HIST"
+}
+
+# Forks made while the sample times this shell are each timed once, and
+# the buckets add up to the calls timed.
+latency_counts_forks() {
+	latency_read || return 1
+	before=$CALLS
+	fork_some 5
+	latency_read || return 1
+	expect_eq $((CALLS - before)) 5 "calls timed during 5 forks" || return 1
+	expect_eq "$SUM" "$CALLS" "sum of the debugfs buckets" || return 1
+	LATENCY_SEEN=$CALLS
+}
+
+# At unload the histogram goes to the log: its buckets add up to its call
+# count, which is what debugfs showed plus at most rmmod's own fork.
+latency_logged() {
+	dmesg | sed -n 's/.*kretprobe_latency: //p' | awk -v seen="${LATENCY_SEEN:-0}" '
+		/^kernel_clone: [0-9]+ calls, [0-9]+ missed$/ { calls = $2; missed = $4; sum = 0; head = 1; next }
+		head && / ns: [0-9]+ \|@*$/ { sum += $5 }
+		END {
+			if (!head) { print "no histogram in the log"; exit 1 }
+			if (sum != calls) { print "buckets add up to " sum ", header says " calls; exit 1 }
+			if (calls < seen || calls > seen + 1) {
+				print calls " calls logged, debugfs showed " seen " before rmmod"; exit 1
+			}
+			if (missed != 0) { print missed " calls missed"; exit 1 }
+		}'
+}
+
+latency_gone() {
+	! grep kernel_clone $LIST || fail "still listed" || return 1
+	[ ! -e $HIST ] || fail "$HIST is still there"
+	if [ -n "$FLAGS" ] && ftrace_hooked; then
+		fail "ftrace site still in use: $(grep '^kernel_clone ' $FUNCS)"
+	fi
+}
+
+tap_begin samples 16
 check "kprobe_example loads" modprobe kprobe_example
 check "kprobe_example is listed" listed k
 # Each fork runs kernel_clone once: one pre- and one post-handler line.
@@ -55,3 +107,10 @@ check "kretprobe_example reports every return" test "$(hits_during_forks "$RET" 
 check "kretprobe_example unloads" rmmod kretprobe_example
 check "after unload: no kretprobe on kernel_clone (list, ftrace site, hits)" \
 	gone_from_kernel_clone "$RET"
+
+check "kretprobe_latency loads, timing this shell's calls" modprobe kretprobe_latency pid=$$
+check "kretprobe_latency is listed" listed r
+check "kretprobe_latency times every fork; its buckets add up (debugfs)" latency_counts_forks
+check "kretprobe_latency unloads" rmmod kretprobe_latency
+check "kretprobe_latency logs its histogram at unload, adding up" latency_logged
+check "after unload: no kretprobe on kernel_clone, no debugfs file" latency_gone
