@@ -196,12 +196,21 @@ int kprobe_add_ksym_blacklist(unsigned long entry)
 	return kprobe_bl_add_ksym(&kprobe_blacklist, entry);
 }
 
-/*
- * Blacklist [@start, @end) on @list, one entry per symbol so that debugfs
- * can name them.  Where kallsyms cannot size a symbol, the rest of the
- * area goes in as one range: a gap here would let probes into code that
- * must not take them.  Visible to lib/test_kprobes.c, which walks areas
- * onto a list of its own.
+/**
+ * kprobe_bl_add_area() - blacklist an area of text, symbol by symbol
+ * @list: the blacklist to add to (kprobe_blacklist, or a test's own list)
+ * @start: first address of the area
+ * @end: first address past the area
+ *
+ * Adds one entry per symbol of [@start, @end), so that debugfs can name
+ * them.  Where kallsyms cannot size a symbol, the rest of the area goes in
+ * as one range: a gap here would let probes into code that must not take
+ * them.  Visible to lib/test_kprobes.c, which walks areas onto a list of
+ * its own.
+ *
+ * Context: may sleep (allocates with GFP_KERNEL); the caller serializes
+ * changes to @list.
+ * Return: 0, or -ENOMEM; the entries added before a failure stay on @list.
  */
 VISIBLE_IF_KUNIT int kprobe_bl_add_area(struct list_head *list,
 					unsigned long start, unsigned long end)

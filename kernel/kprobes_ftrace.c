@@ -269,7 +269,17 @@ void kprobe_ftrace_handover(struct kprobe *orig, struct kprobe *agg)
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
-/* The entry the handler would take without a lookup, for the tests. */
+/**
+ * kprobe_ftrace_only() - the probe the ftrace handler takes without a lookup
+ * @ipmodify: ask about the ops for probes with a post_handler (which need
+ *	ftrace's IPMODIFY) rather than the plain one
+ *
+ * For the KUnit suites: while one probe is alone on an ops, the handler
+ * calls it directly instead of looking the address up in the table.
+ *
+ * Context: takes kprobe_mutex; may sleep.
+ * Return: that probe, or NULL when the ops has none or more than one.
+ */
 struct kprobe *kprobe_ftrace_only(bool ipmodify)
 {
 	guard(mutex)(&kprobe_mutex);

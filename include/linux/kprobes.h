@@ -141,10 +141,10 @@ struct kretprobe {
 #define KRETPROBE_MAX_DATA_SIZE	4096
 
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
-/**
- * struct kretprobe_instance - one call of a kretprobed function in flight
- * @node: the rethook entry, which holds the caller's return address
- * @data: the kretprobe's private per-call data
+/*
+ * struct kretprobe_instance, on rethook: @node is the rethook entry, which
+ * holds the caller's return address; @data as below.  (One kernel-doc
+ * comment per structure: the other variant carries it.)
  */
 struct kretprobe_instance {
 	struct rethook_node node;
@@ -160,6 +160,11 @@ struct kretprobe_instance {
  * @ret_addr: the caller's return address
  * @fp: where that return address was stored on the stack
  * @data: the kretprobe's private per-call data
+ *
+ * This is the layout with kprobes' own return trampoline.  Where kretprobes
+ * ride on rethook (CONFIG_KRETPROBE_ON_RETHOOK), the instance is a
+ * struct rethook_node followed by @data.  Either way handlers use only
+ * @data, get_kretprobe() and get_kretprobe_retaddr().
  */
 struct kretprobe_instance {
 	struct rcu_head rcu;
