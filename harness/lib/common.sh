@@ -127,6 +127,7 @@ KP_PACKAGES=(
 	"xz-utils:xz"
 	"rsync:rsync"
 	"sparse:sparse"
+	"python3-sphinx:sphinx-build"
 	"perl:perl"
 )
 

@@ -129,13 +129,24 @@ guest_shell() {
 # The whole test suite: the harness's own tests on the host, then one boot
 # per arch (and per config) running every guest suite.
 run_tests() {
-	local a results=() rc name json
+	local a c results=() rc name json
 	rm -f "$KP_RESULTS"/*.results.json
 	json=$KP_RESULTS/harness-selftest.results.json
 	stage "harness self-tests"
 	python3 "$KP_HARNESS/selftest/run.py" --json "$json" || true
 	results+=("$json")
+	# Our sources' documentation, once: it is the same on every arch.
+	if [ "$KP_VARIANT" = project ]; then
+		for c in kernel-doc htmldocs; do
+			host_check_wanted "$c" || continue
+			json=$KP_RESULTS/host-$c.results.json
+			"check_${c//-/}" "$json"
+			results+=("$json")
+		done
+	fi
 	for a in $KP_ARCHES; do
+		# --only may name host checks that need no kernel of this arch.
+		arch_steps_wanted || continue
 		# Names the results even when the build below fails.
 		build_vars "$KP_VARIANT" "$a" "$KP_DEBUG"
 		# In a subshell: a failed build fails this arch, not the whole run.
@@ -153,6 +164,8 @@ run_tests() {
 			harness_e2e "$KP_RESULTS/harness-e2e.results.json"
 			results+=("$KP_RESULTS/harness-e2e.results.json")
 		fi
+		host_checks_arch results "$a"
+		guest_suites_wanted || continue
 		name=$(run_name test)
 		rc=0
 		# Full preemption: the strictest model PREEMPT_DYNAMIC offers, and
@@ -182,6 +195,33 @@ run_stress() {
 		results+=("$KP_RESULTS/$name.results.json")
 	done
 	python3 "$KP_HARNESS/lib/ktap.py" total "${results[@]}"
+}
+
+# host_checks_arch ARRAY ARCH: the host-side checks of the arch just built
+# (harness/lib/checks.sh), before its guest boots; their results files are
+# added to the array named.  W=1 and sparse on x86_64 and arm64, kunit.py
+# once, on x86_64.  The base's files at our paths are upstream's: --base
+# skips them.
+host_checks_arch() {
+	local -n list=$1
+	local json
+	[ "$KP_VARIANT" = project ] || return 0
+	build_vars "$KP_VARIANT" "$2" "$KP_DEBUG"
+	case $KP_ARCH in
+	x86_64 | arm64)
+		if host_check_wanted w1-sparse; then
+			json=$KP_RESULTS/$(run_name w1-sparse).results.json
+			check_w1_sparse "$json"
+			list+=("$json")
+		fi
+		;;
+	esac
+	if [ "$KP_ARCH" = x86_64 ] && host_check_wanted kunit.py; then
+		json=$KP_RESULTS/kunit-py-x86_64.results.json
+		check_kunit_py "$json"
+		list+=("$json")
+	fi
+	return 0
 }
 
 # bench_table ARCH BASE-CONSOLE PROJECT-CONSOLE DESCRIPTION-OF-THE-PROJECT

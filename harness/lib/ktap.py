@@ -179,7 +179,8 @@ def scan(path, label, qemu_status=0):
     return cases, splats, job_end
 
 
-def report(cases, out=sys.stdout):
+def report(cases, out=None):
+    out = out or sys.stdout
     for c in cases:
         if c.status != 'pass':
             tag = 'FAIL' if c.status == 'fail' else 'SKIP'
@@ -247,6 +248,47 @@ def cmd_total(a):
     return 1 if f else 0
 
 
+def kunitpy_cases(group, prefix, out):
+    """Leaf cases of kunit.py's JSON (groups nest: suites, parameters)."""
+    name = group.get('name', '?')
+    path = prefix if name == 'KUnit Test Group' else f'{prefix}{name}/'
+    for c in group.get('test_cases', []):
+        status = {'PASS': 'pass', 'SKIP': 'skip'}.get(c.get('status'), 'fail')
+        why = '' if status == 'pass' else f"kunit.py: {c.get('status')}"
+        out.append(Case(path + c.get('name', '?'), status, why))
+    for g in group.get('sub_groups', []):
+        kunitpy_cases(g, path, out)
+
+
+def cmd_kunitpy(a):
+    """kunit.py's --json results, and the kernel log it kept, as our cases."""
+    cases = []
+    try:
+        with open(a.results) as fp:
+            kunitpy_cases(json.load(fp), f'{a.label}:', cases)
+    except (OSError, ValueError) as e:
+        cases.append(Case(f'{a.label}:results', 'fail', f'{a.why}; no results: {e}'))
+    if not cases:
+        cases.append(Case(f'{a.label}:results', 'fail', f'{a.why}; no test case ran'))
+    elif a.status != 0 and all(c.status != 'fail' for c in cases):
+        cases.append(Case(f'{a.label}:exit', 'fail', a.why))
+    splats = []
+    try:
+        with open(a.log, errors='replace') as f:
+            splats = [(no, clean(raw)) for no, raw in enumerate(f, 1)
+                      if SPLAT.match(clean(raw))]
+    except OSError as e:
+        cases.append(Case(f'{a.label}:kernel-log', 'fail', f'no kernel log: {e}'))
+    for no, line in splats[:5]:
+        cases.append(Case(f'{a.label}:kernel-log/line-{no}', 'fail', f'splat: {line}'))
+    p, f, s = counts(cases)
+    print(f'{a.label}: {p} passed, {f} failed, {s} skipped')
+    report(cases)
+    with open(a.json, 'w') as fp:
+        json.dump([c.as_dict() for c in cases], fp, indent=1)
+    return 1 if f else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     sub = ap.add_subparsers(dest='cmd', required=True)
@@ -265,6 +307,14 @@ def main():
     p.add_argument('--why', default='')
     p.add_argument('--json', required=True)
     p.set_defaults(fn=cmd_failure)
+    p = sub.add_parser('kunitpy')
+    p.add_argument('results')
+    p.add_argument('--label', required=True)
+    p.add_argument('--log', required=True)
+    p.add_argument('--status', type=int, default=0)
+    p.add_argument('--why', default='kunit.py failed')
+    p.add_argument('--json', required=True)
+    p.set_defaults(fn=cmd_kunitpy)
     p = sub.add_parser('total')
     p.add_argument('files', nargs='*')
     p.set_defaults(fn=cmd_total)

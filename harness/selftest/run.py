@@ -129,6 +129,62 @@ class MatrixScan(unittest.TestCase):
         self.assertEqual(len(errors), 2)
 
 
+class KunitPy(unittest.TestCase):
+    """kunit.py's JSON and kernel log, as the test command counts them."""
+
+    RESULTS = {
+        'name': 'KUnit Test Group', 'sub_groups': [
+            {'name': 'kprobes_test', 'test_cases': [
+                {'name': 'kprobe_basic', 'status': 'PASS'},
+                {'name': 'opt_only', 'status': 'SKIP'}],
+             'sub_groups': [{'name': 'reject', 'sub_groups': [], 'test_cases': [
+                 {'name': 'ud2', 'status': 'PASS'},
+                 {'name': 'hlt', 'status': 'FAIL'}]}]}],
+        'test_cases': []}
+
+    def run_kunitpy(self, results, log_lines, status=0):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            rpath, lpath, jpath = (os.path.join(d, n) for n in ('r.json', 'test.log', 'o.json'))
+            if results is not None:
+                with open(rpath, 'w') as f:
+                    json.dump(results, f)
+            with open(lpath, 'w') as f:
+                f.write('\n'.join(log_lines) + '\n')
+            args = argparse.Namespace(results=rpath, label='k', log=lpath, status=status,
+                                      why='kunit.py exited with status %d' % status, json=jpath)
+            with open(os.devnull, 'w') as null:
+                saved, sys.stdout = sys.stdout, null
+                try:
+                    ktap.cmd_kunitpy(args)
+                finally:
+                    sys.stdout = saved
+            with open(jpath) as f:
+                return {c['name']: c for c in json.load(f)}
+
+    def test_cases_nest_and_keep_status(self):
+        cases = self.run_kunitpy(self.RESULTS, ['[    1.0] ok 1 kprobes_test'])
+        self.assertEqual(cases['k:kprobes_test/kprobe_basic']['status'], 'pass')
+        self.assertEqual(cases['k:kprobes_test/opt_only']['status'], 'skip')
+        self.assertEqual(cases['k:kprobes_test/reject/hlt']['status'], 'fail')
+        self.assertEqual(len(cases), 4)
+
+    def test_splat_in_its_log_fails(self):
+        cases = self.run_kunitpy(self.RESULTS, ['[    2.5] WARNING: CPU: 0 PID: 1 at x'])
+        self.assertEqual(cases['k:kernel-log/line-1']['status'], 'fail')
+
+    def test_no_results_fails(self):
+        cases = self.run_kunitpy(None, [], status=1)
+        self.assertEqual(cases['k:results']['status'], 'fail')
+        self.assertIn('status 1', cases['k:results']['why'])
+
+    def test_failed_exit_with_passing_cases_fails(self):
+        results = {'name': 'KUnit Test Group', 'sub_groups': [], 'test_cases': [
+            {'name': 'only', 'status': 'PASS'}]}
+        cases = self.run_kunitpy(results, [], status=1)
+        self.assertEqual(cases['k:exit']['status'], 'fail')
+
+
 def run_script(test, name):
     r = subprocess.run([os.path.join(HERE, name)], capture_output=True, text=True)
     test.assertEqual(r.returncode, 0, r.stdout + r.stderr)

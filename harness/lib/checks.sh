@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: GPL-2.0
+# The host-side checks of "harness/kp test", run before the guests boot:
+# kernel-doc and the trace documentation build on our sources, W=1 and
+# sparse on our objects, and upstream's kunit.py over our KUnit config.
+# Each writes a results file in ktap.py's JSON form, so its findings count
+# (and fail) like any test case and are named with the step.
+# shellcheck shell=bash
+
+# The steps, as --only names them (the guest suites are the others).
+KP_HOST_CHECKS="kernel-doc htmldocs w1-sparse kunit.py"
+
+# The KUnit config of our suites, relative to the kernel tree.
+KP_KUNITCONFIG=kernel/kprobes.kunitconfig
+
+# host_check_wanted NAME: --only names it, or names nothing.
+host_check_wanted() {
+	[ -z "$KP_ONLY" ] && return 0
+	case ",$KP_ONLY," in *",$1,"*) return 0 ;; esac
+	return 1
+}
+
+# guest_suites_wanted: --only names a guest suite, or names nothing.
+guest_suites_wanted() {
+	local s
+	[ -z "$KP_ONLY" ] && return 0
+	for s in ${KP_ONLY//,/ }; do
+		case " $KP_HOST_CHECKS " in *" $s "*) ;; *) return 0 ;; esac
+	done
+	return 1
+}
+
+# arch_steps_wanted: a step that needs the arch's kernel is wanted.
+arch_steps_wanted() {
+	guest_suites_wanted || host_check_wanted w1-sparse || host_check_wanted kunit.py
+}
+
+# check_result JSON NAME WHY: one case, passed when WHY is empty.
+check_result() {
+	local json=$1 name=$2 why=$3
+	if [ -z "$why" ]; then
+		printf '[{"name": "%s", "status": "pass", "why": ""}]\n' "$name" >"$json"
+	else
+		python3 "$KP_HARNESS/lib/ktap.py" failure "$name" --why "$why" --json "$json"
+	fi
+}
+
+# findings LOG: the first lines of LOG, indented, for a failure message.
+findings() {
+	head -n 6 "$1" | sed 's/^/    /'
+}
+
+# check_kerneldoc JSON: "scripts/kernel-doc -none" (what W=1 runs on every
+# file it compiles) reports nothing on our C files and headers.
+check_kerneldoc() {
+	local json=$1 log=$KP_RESULTS/kernel-doc.log files why=''
+	stage "kernel-doc -none on our sources"
+	mapfile -t files < <(matrix_our_files | grep -E '\.[ch]$')
+	(cd "$KP_SRC" && perl scripts/kernel-doc -none "${files[@]}") >"$log" 2>&1 || true
+	if grep -qiE 'warning|error' "$log"; then
+		why="kernel-doc -none reports $(grep -ciE 'warning|error' "$log") finding(s) in our sources (log: ${log#"$KP_ROOT"/}):
+$(grep -iE 'warning|error' "$log" >"$KP_TMP/kdoc" || true; findings "$KP_TMP/kdoc")"
+		printf '%s\n' "$why" >&2
+	fi
+	check_result "$json" "host:kernel-doc" "$why"
+}
+
+# The strings by which Sphinx and kernel-doc name our files in a warning:
+# "path:" and, for a document, its name without ".rst" (Sphinx's form).
+our_file_patterns() {
+	matrix_our_files | sed -e 's/$/:/' -e 'p' -e 's/\.rst:$/:/' | sort -u
+}
+
+# check_htmldocs JSON: "make SPHINXDIRS=trace htmldocs" builds, and no
+# warning it prints names one of our files (the kernel-doc:: directives of
+# Documentation/trace/kprobes.rst pull in our sources, so their comments
+# are checked as Sphinx reads them too).
+check_htmldocs() {
+	local json=$1 out=$KP_OUT/htmldocs log=$KP_RESULTS/htmldocs.log why=''
+	# Sphinx warns only about the documents it reads again: start afresh
+	# (a few seconds) so that a warning shows on every run.
+	rm -rf "$out/Documentation/output"
+	mkdir -p "$out"
+	: >"$log"
+	if ! run_step "make SPHINXDIRS=trace htmldocs" "$log" \
+		make -C "$KP_SRC" O="$out" SPHINXDIRS=trace htmldocs; then
+		check_result "$json" "host:htmldocs" \
+			"make SPHINXDIRS=trace htmldocs failed (log: ${log#"$KP_ROOT"/})"
+		return 0
+	fi
+	our_file_patterns >"$KP_TMP/our-patterns"
+	grep -iE 'warning|error' "$log" | grep -F -f "$KP_TMP/our-patterns" >"$KP_TMP/doc-findings" || true
+	if [ -s "$KP_TMP/doc-findings" ]; then
+		why="htmldocs: $(wc -l <"$KP_TMP/doc-findings") warning(s) name our files (log: ${log#"$KP_ROOT"/}):
+$(findings "$KP_TMP/doc-findings")"
+		printf '%s\n' "$why" >&2
+	fi
+	check_result "$json" "host:htmldocs" "$why"
+}
+
+# check_w1_sparse JSON: our C files that the test kernel of $KP_ARCH builds
+# compile with no warning at W=1, and sparse (C=1) reports nothing on them.
+# They are rebuilt in a directory of their own ($KP_OUT/check-ARCH) with
+# the test kernel's .config, so the test kernel is not rebuilt or relinked
+# afterwards.  Our objects are deleted first: every run compiles them
+# (ccache replays the compiler's warnings), so every run runs sparse.
+check_w1_sparse() {
+	local json=$1 main=$KP_BUILD_OUT out=$KP_OUT/check-$KP_ARCH log name why='' rc=0
+	local targets=() f scan
+	name=project-$KP_ARCH:w1-sparse
+	log=$KP_RESULTS/w1-sparse-$KP_ARCH.log
+	mkdir -p "$out"
+	: >"$log"
+	matrix_our_files >"$KP_TMP/ours"
+	while read -r f; do
+		case $f in *.c) ;; *) continue ;; esac
+		[ -f "$main/${f%.c}.o" ] || continue
+		targets+=("${f%.c}.o")
+		rm -f "$out/${f%.c}.o"
+	done <"$KP_TMP/ours"
+	if ((${#targets[@]} == 0)); then
+		check_result "$json" "$name" "no object of ours in $main: was the kernel built?"
+		return 0
+	fi
+	cmp -s "$main/.config" "$out/.config" || cp "$main/.config" "$out/.config"
+	(
+		KP_BUILD_OUT=$out
+		run_step "preparing $(basename "$out")" "$log" kmake olddefconfig prepare &&
+			run_step "W=1 C=1 on our ${#targets[@]} files ($KP_ARCH)" "$log" \
+				kmake -k W=1 C=1 "${targets[@]}"
+	) || rc=$?
+	scan=$(python3 "$KP_HARNESS/lib/matrix_scan.py" "$log" --src "$KP_SRC" \
+		--out "$out" --ours "$KP_TMP/ours") || true
+	grep -E '^(ours|error): ' <<<"$scan" | cut -d' ' -f2- >"$KP_TMP/w1-findings" || true
+	if [ -s "$KP_TMP/w1-findings" ]; then
+		why="W=1/sparse on $KP_ARCH: $(wc -l <"$KP_TMP/w1-findings") finding(s) (log: ${log#"$KP_ROOT"/}):
+$(findings "$KP_TMP/w1-findings")"
+	elif ((rc != 0)); then
+		why="W=1/sparse on $KP_ARCH: make failed (log: ${log#"$KP_ROOT"/})"
+	fi
+	[ -z "$why" ] || printf '%s\n' "$why" >&2
+	check_result "$json" "$name" "$why"
+}
+
+# check_kunit_py JSON: upstream's kunit.py builds a kernel from our KUnit
+# config and runs it under QEMU, as a kernel developer would; each of its
+# cases counts, and a kernel splat in its log fails the run.
+check_kunit_py() {
+	local json=$1 dir=$KP_OUT/kunit-$KP_ARCH log=$KP_RESULTS/kunit-py-$KP_ARCH.log rc=0
+	local args=(run --kunitconfig="$KP_SRC/$KP_KUNITCONFIG" --arch="$KP_ARCH"
+		--build_dir="$dir" --jobs="$(nproc)" --timeout=900 --json="$dir/results.json"
+		--make_options "CC=ccache ${KP_CROSS}gcc" --make_options "HOSTCC=ccache gcc")
+	[ -n "$KP_CROSS" ] && args+=(--cross_compile="$KP_CROSS")
+	mkdir -p "$dir"
+	: >"$log"
+	rm -f "$dir/results.json" "$dir/test.log"
+	run_step "kunit.py run --kunitconfig=$KP_KUNITCONFIG --arch=$KP_ARCH" "$log" \
+		python3 "$KP_SRC/tools/testing/kunit/kunit.py" "${args[@]}" || rc=$?
+	python3 "$KP_HARNESS/lib/ktap.py" kunitpy "$dir/results.json" \
+		--label "kunit.py-$KP_ARCH" --log "$dir/test.log" --status "$rc" \
+		--why "kunit.py exited with status $rc (log: ${log#"$KP_ROOT"/})" \
+		--json "$json" || true
+}
