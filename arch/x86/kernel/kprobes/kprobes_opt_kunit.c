@@ -48,8 +48,8 @@ enum {
 };
 
 extern const s32 kpo_offsets[KPO_NR];
-DEFINE_STATIC_KEY_FALSE(kpo_jl_key);
-DEFINE_STATIC_KEY_FALSE(kpo_jlt_key);
+static DEFINE_STATIC_KEY_FALSE(kpo_jl_key);
+static DEFINE_STATIC_KEY_FALSE(kpo_jlt_key);
 
 u32 kpo_plain(u32 x);		/* x + 7 */
 u32 kpo_other(u32 x);		/* x + 7 */
