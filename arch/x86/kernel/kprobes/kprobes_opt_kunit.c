@@ -9,11 +9,13 @@
  * in kpo_offsets[].
  */
 #include <kunit/test.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/jump_label.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/preempt.h>
 #include <linux/ptrace.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
@@ -775,6 +777,13 @@ static void opt_waits_for_running_task(struct kunit *test)
 	struct kpo_runner r = { .n = SZ_1M };
 	struct task_struct *t;
 	struct kpo_probe p;
+
+	/*
+	 * The runner never sleeps: with one CPU and no preemption it would
+	 * never give the CPU back to this case (kunit.py's default kernel).
+	 */
+	if (num_online_cpus() < 2 && !preempt_model_preemptible())
+		kunit_skip(test, "needs a second CPU or a preemptible kernel");
 
 	r.dst = vzalloc(r.n);
 	r.src = vmalloc(r.n);
