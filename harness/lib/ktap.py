@@ -255,7 +255,9 @@ def kunitpy_cases(group, prefix, out):
     for c in group.get('test_cases', []):
         status = {'PASS': 'pass', 'SKIP': 'skip'}.get(c.get('status'), 'fail')
         why = '' if status == 'pass' else f"kunit.py: {c.get('status')}"
-        out.append(Case(path + c.get('name', '?'), status, why))
+        # kunit.py names a case that never finished with an empty name.
+        name = c.get('name') or '(unfinished: the kernel stopped or hung)'
+        out.append(Case(path + name, status, why))
     for g in group.get('sub_groups', []):
         kunitpy_cases(g, path, out)
 
