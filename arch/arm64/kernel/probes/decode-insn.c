@@ -319,7 +319,7 @@ static bool in_exclusive_sequence(kprobe_opcode_t *addr)
 		return false;
 	back = min_t(unsigned long, offset / AARCH64_INSN_SIZE, EXCL_WINDOW);
 	for (i = 1; i <= back; i++) {
-		u32 insn = le32_to_cpu(addr[-i]);
+		u32 insn = le32_to_cpu((__force __le32)addr[-i]);
 
 		if (is_excl_store(insn))
 			return false;
@@ -442,7 +442,7 @@ struct arm64_probe_verdict arm_kprobe_decode_insn(kprobe_opcode_t *addr,
 {
 	struct arm64_probe_verdict v;
 
-	v = arm_probe_decode_insn(le32_to_cpu(*addr), &asi->api,
+	v = arm_probe_decode_insn(le32_to_cpu((__force __le32)*addr), &asi->api,
 				  ARM64_PROBE_KERNEL);
 	if (v.class != ARM64_PROBE_REJECTED && in_exclusive_sequence(addr))
 		v = REJECTED(ARM64_PROBE_EXCLUSIVE);

@@ -96,7 +96,7 @@ int arch_prepare_kprobe(struct kprobe *p)
 	if (!IS_ALIGNED((unsigned long)p->addr, AARCH64_INSN_SIZE))
 		return -EINVAL;
 
-	p->opcode = le32_to_cpu(*p->addr);
+	p->opcode = le32_to_cpu((__force __le32)*p->addr);
 	p->ainsn.api.insn = NULL;
 	p->ainsn.in_handler = false;
 	v = arm_kprobe_decode_insn(p->addr, &p->ainsn);
@@ -290,7 +290,7 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 
 	if (!p) {
 		/* Removed meanwhile: run whatever is there now. */
-		if (le32_to_cpu(READ_ONCE(*addr)) != BRK64_OPCODE_KPROBES)
+		if (le32_to_cpu((__force __le32)READ_ONCE(*addr)) != BRK64_OPCODE_KPROBES)
 			return DBG_HOOK_HANDLED;
 		return DBG_HOOK_ERROR;
 	}
