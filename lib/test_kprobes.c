@@ -515,6 +515,39 @@ static void *place_addr(struct kunit *test, enum probe_place place)
 
 /* Registration */
 
+/*
+ * Where a function's entry probe goes: past an ENDBR, if it has one (x86
+ * with IBT), since an int3 there would make an indirect call fault.  This
+ * file is built without ftrace call sites, so its own functions need no
+ * more than that.
+ */
+static unsigned long entry_probe_point(unsigned long fn)
+{
+#ifdef CONFIG_X86_64
+	u32 insn;
+
+	if (!copy_from_kernel_nofault(&insn, (void *)fn, sizeof(insn)) &&
+	    is_endbr(insn))
+		return fn + ENDBR_INSN_SIZE;
+#endif
+	return fn;
+}
+
+/*
+ * The size of the compiler-made preamble symbol at @addr (__pfx_ padding
+ * before a function with CALL_PADDING, __cfi_ with kCFI), or 0 when
+ * @addr starts something else.
+ */
+static unsigned long preamble_size(unsigned long addr)
+{
+	char buf[KSYM_SYMBOL_LEN];
+
+	sprint_symbol(buf, addr);
+	if (!str_has_prefix(buf, "__pfx_") && !str_has_prefix(buf, "__cfi_"))
+		return 0;
+	return symbol_size((void *)addr);
+}
+
 static void register_by_symbol(struct kunit *test)
 {
 	struct test_probe *tp = new_probe(test, 'A', NULL);
@@ -522,8 +555,8 @@ static void register_by_symbol(struct kunit *test)
 
 	tp->kp.symbol_name = "kprobes_test_target";
 	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
-	KUNIT_EXPECT_PTR_EQ(test, tp->kp.addr,
-			    (kprobe_opcode_t *)kprobes_test_target);
+	KUNIT_EXPECT_EQ(test, (unsigned long)tp->kp.addr,
+			entry_probe_point((unsigned long)kprobes_test_target));
 	for (i = 0; i < 3; i++)
 		KUNIT_EXPECT_EQ(test, kprobes_test_target(i), i * 3 + 1);
 	KUNIT_EXPECT_EQ(test, tp->pre_hits, 3);
@@ -629,19 +662,6 @@ static void reject_inside_instruction(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
 }
 
-/* Where a function's entry probe goes: past an ENDBR, if it has one. */
-static unsigned long entry_probe_point(unsigned long fn)
-{
-#ifdef CONFIG_X86_64
-	u32 insn;
-
-	if (!copy_from_kernel_nofault(&insn, (void *)fn, sizeof(insn)) &&
-	    is_endbr(insn))
-		return fn + ENDBR_INSN_SIZE;
-#endif
-	return fn;
-}
-
 enum past_end { PAST_END_NEXT_ENTRY, PAST_END_LATER_INSN };
 
 struct offset_case {
@@ -667,12 +687,24 @@ static void offset_past_end_names_what_follows(struct kunit *test)
 	unsigned long target = (unsigned long)kprobes_test_target;
 	unsigned long size = symbol_size(kprobes_test_target);
 	struct test_probe *tp = new_probe(test, 'A', NULL);
-	unsigned long want;
+	unsigned long want, pad;
 
 	KUNIT_ASSERT_GT(test, size, 0);
 	tp->kp.symbol_name = "kprobes_test_target";
 	if (oc->where == PAST_END_NEXT_ENTRY) {
-		/* kallsyms sizes a symbol up to the one that follows it */
+		/*
+		 * kallsyms sizes a symbol up to the one that follows it.  With
+		 * CALL_PADDING (or kCFI) that is the next function's preamble,
+		 * which the blacklist holds: refused, as the base refuses it.
+		 * The function itself starts right after.
+		 */
+		while ((pad = preamble_size(target + size))) {
+			tp->kp.offset = size;
+			KUNIT_EXPECT_EQ_MSG(test, reg_kprobe(test, &tp->kp), -EINVAL,
+					    "a probe in the preamble at sym+%#lx", size);
+			clear_for_reuse(&tp->kp);
+			size += pad;
+		}
 		want = entry_probe_point(target + size);
 		tp->kp.offset = size;
 	} else {
