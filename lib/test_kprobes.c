@@ -1876,10 +1876,16 @@ static void ftrace_only_entry_follows_table(struct kunit *test)
 	struct site_probe *b = site_probe_at(test, FTRACE_SITE_1, false);
 	struct site_probe *c = site_probe_at(test, FTRACE_SITE_2, false);
 	struct site_probe *d = site_probe_at(test, FTRACE_SITE_2, true);
+	/* The entries sit on the sites: after ENDBR, with IBT. */
+	void *site1 = (void *)kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_1);
+	void *site2 = (void *)kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_2);
 
+	KUNIT_ASSERT_NOT_NULL(test, site1);
+	KUNIT_ASSERT_NOT_NULL(test, site2);
 	if (kprobe_ftrace_only(false) || kprobe_ftrace_only(true))
 		kunit_skip(test, "other probes on ftrace sites are armed");
 	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &a->kp), 0);
+	KUNIT_ASSERT_PTR_EQ(test, (void *)a->kp.addr, site1);
 	KUNIT_ASSERT_TRUE(test, kprobe_ftrace(&a->kp));
 	KUNIT_EXPECT_PTR_EQ(test, kprobe_ftrace_only(false), &a->kp);
 	call_site_1(test);
@@ -1887,9 +1893,9 @@ static void ftrace_only_entry_follows_table(struct kunit *test)
 
 	/* B joins: the aggregate takes A's place in the shortcut too. */
 	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &b->kp), 0);
-	KUNIT_EXPECT_PTR_NE(test, table_entry(FTRACE_SITE_1), &a->kp);
+	KUNIT_EXPECT_PTR_NE(test, table_entry(site1), &a->kp);
 	KUNIT_EXPECT_PTR_EQ(test, kprobe_ftrace_only(false),
-			    table_entry(FTRACE_SITE_1));
+			    table_entry(site1));
 	call_site_1(test);
 	KUNIT_EXPECT_EQ(test, a->pre_hits, 2);
 	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
@@ -1921,7 +1927,7 @@ static void ftrace_only_entry_follows_table(struct kunit *test)
 	/* D's post_handler joins: the site stays on the plain ops. */
 	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &d->kp), 0);
 	KUNIT_EXPECT_PTR_EQ(test, kprobe_ftrace_only(false),
-			    table_entry(FTRACE_SITE_2));
+			    table_entry(site2));
 	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(true));
 	call_site_2(test);
 	KUNIT_EXPECT_EQ(test, c->pre_hits, 3);
@@ -1935,7 +1941,7 @@ static void ftrace_only_entry_follows_table(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, enable_kprobe(&d->kp), 0);
 	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(false));
 	KUNIT_EXPECT_PTR_EQ(test, kprobe_ftrace_only(true),
-			    table_entry(FTRACE_SITE_2));
+			    table_entry(site2));
 	call_site_2(test);
 	KUNIT_EXPECT_EQ(test, d->pre_hits, 2);
 	KUNIT_EXPECT_EQ(test, d->post_hits, 2);
