@@ -100,7 +100,7 @@ NOKPROBE_SYMBOL(arm64_kprobe_ftrace_hit);
  */
 int arch_prepare_kprobe_ftrace(struct kprobe *p)
 {
-	p->opcode = le32_to_cpu(*p->addr);
+	p->opcode = le32_to_cpu((__force __le32)*p->addr);
 	p->ainsn.api.insn = NULL;
 	p->ainsn.api.handler = NULL;
 	return 0;
