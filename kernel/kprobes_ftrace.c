@@ -292,7 +292,17 @@ EXPORT_SYMBOL_IF_KUNIT(kprobe_ftrace_only);
 #endif /* CONFIG_KPROBES_ON_FTRACE_DIRECT */
 
 #if IS_ENABLED(CONFIG_KUNIT)
-/* ftrace_location() for the test modules, which cannot call it. */
+/**
+ * kprobe_ftrace_site_of_func() - where a function's ftrace site is
+ * @func: the function's start address
+ *
+ * For the KUnit suites, which are modules and cannot call
+ * ftrace_location(): it tells them where the core puts an entry probe
+ * of a traced function (after ENDBR on x86 with IBT, after MOV X9, X30
+ * on arm64).
+ *
+ * Return: the site's address, or 0 when the function has none.
+ */
 unsigned long kprobe_ftrace_site_of_func(unsigned long func)
 {
 	return ftrace_location(func);
