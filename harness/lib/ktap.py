@@ -248,18 +248,40 @@ def cmd_total(a):
     return 1 if f else 0
 
 
-def kunitpy_cases(group, prefix, out):
+# "ok 6 name # SKIP reason" in the kernel log kunit.py keeps.
+KUNIT_SKIP = re.compile(r'^\s*ok \d+ (.+?) # SKIP ?(.*)$')
+
+
+def kunitpy_skip_reasons(log):
+    """Case name -> the reason its skip gave, from kunit.py's kernel log
+    (its JSON keeps only the status, and a skip must name its reason)."""
+    reasons = {}
+    try:
+        with open(log, errors='replace') as f:
+            for raw in f:
+                m = KUNIT_SKIP.match(clean(raw))
+                if m and m.group(2):
+                    reasons.setdefault(m.group(1), m.group(2))
+    except OSError:
+        pass
+    return reasons
+
+
+def kunitpy_cases(group, prefix, out, reasons=None):
     """Leaf cases of kunit.py's JSON (groups nest: suites, parameters)."""
+    reasons = reasons or {}
     name = group.get('name', '?')
     path = prefix if name == 'KUnit Test Group' else f'{prefix}{name}/'
     for c in group.get('test_cases', []):
         status = {'PASS': 'pass', 'SKIP': 'skip'}.get(c.get('status'), 'fail')
         why = '' if status == 'pass' else f"kunit.py: {c.get('status')}"
+        if status == 'skip' and c.get('name') in reasons:
+            why = reasons[c.get('name')]
         # kunit.py names a case that never finished with an empty name.
         name = c.get('name') or '(unfinished: the kernel stopped or hung)'
         out.append(Case(path + name, status, why))
     for g in group.get('sub_groups', []):
-        kunitpy_cases(g, path, out)
+        kunitpy_cases(g, path, out, reasons)
 
 
 def cmd_kunitpy(a):
@@ -267,7 +289,8 @@ def cmd_kunitpy(a):
     cases = []
     try:
         with open(a.results) as fp:
-            kunitpy_cases(json.load(fp), f'{a.label}:', cases)
+            kunitpy_cases(json.load(fp), f'{a.label}:', cases,
+                          kunitpy_skip_reasons(a.log))
     except (OSError, ValueError) as e:
         cases.append(Case(f'{a.label}:results', 'fail', f'{a.why}; no results: {e}'))
     if not cases:

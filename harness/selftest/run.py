@@ -169,6 +169,11 @@ class KunitPy(unittest.TestCase):
         self.assertEqual(cases['k:kprobes_test/reject/hlt']['status'], 'fail')
         self.assertEqual(len(cases), 4)
 
+    def test_skip_keeps_its_reason_from_the_log(self):
+        cases = self.run_kunitpy(self.RESULTS, [
+            '[    1.0]     ok 2 opt_only # SKIP needs CONFIG_OPTPROBES'])
+        self.assertEqual(cases['k:kprobes_test/opt_only']['why'], 'needs CONFIG_OPTPROBES')
+
     def test_splat_in_its_log_fails(self):
         cases = self.run_kunitpy(self.RESULTS, ['[    2.5] WARNING: CPU: 0 PID: 1 at x'])
         self.assertEqual(cases['k:kernel-log/line-1']['status'], 'fail')
