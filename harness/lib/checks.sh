@@ -97,25 +97,27 @@ $(findings "$KP_TMP/doc-findings")"
 	check_result "$json" "host:htmldocs" "$why"
 }
 
-# check_w1_sparse JSON: our C files that the test kernel of $KP_ARCH builds
-# compile with no warning at W=1, and sparse (C=1) reports nothing on them.
+# check_w1_sparse JSON: our C and assembly files that the test kernel of
+# $KP_ARCH builds compile with no warning at W=1, and sparse (C=1, which
+# reads C only) reports nothing on them.
 # They are rebuilt in a directory of their own ($KP_OUT/check-ARCH) with
 # the test kernel's .config, so the test kernel is not rebuilt or relinked
 # afterwards.  Our objects are deleted first: every run compiles them
 # (ccache replays the compiler's warnings), so every run runs sparse.
 check_w1_sparse() {
 	local json=$1 main=$KP_BUILD_OUT out=$KP_OUT/check-$KP_ARCH log name why='' rc=0
-	local targets=() f scan
+	local targets=() f o scan
 	name=project-$KP_ARCH:w1-sparse
 	log=$KP_RESULTS/w1-sparse-$KP_ARCH.log
 	mkdir -p "$out"
 	: >"$log"
 	matrix_our_files >"$KP_TMP/ours"
 	while read -r f; do
-		case $f in *.c) ;; *) continue ;; esac
-		[ -f "$main/${f%.c}.o" ] || continue
-		targets+=("${f%.c}.o")
-		rm -f "$out/${f%.c}.o"
+		case $f in *.c | *.S) ;; *) continue ;; esac
+		o=${f%.?}.o
+		[ -f "$main/$o" ] || continue
+		targets+=("$o")
+		rm -f "$out/$o"
 	done <"$KP_TMP/ours"
 	if ((${#targets[@]} == 0)); then
 		check_result "$json" "$name" "no object of ours in $main: was the kernel built?"
