@@ -67,6 +67,20 @@ expect_eq() {	# got want what
 	[ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"
 }
 
+# expect_splat KIND COMMAND...: run a command that makes the kernel report
+# one splat on purpose.  The host's verdict (harness/lib/ktap.py) accepts
+# splats of KIND, and only of KIND, between the two markers, and fails the
+# run if none appears there; KIND must be one it knows (EXPECTABLE).
+expect_splat() {
+	kind=$1
+	shift
+	say "# kp-expect-splat: $kind"
+	"$@"
+	rc=$?
+	say "# kp-expect-splat-end"
+	return $rc
+}
+
 skip() {	# description reason
 	tap_result ok "$1 # SKIP $2"
 }

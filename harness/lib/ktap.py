@@ -8,6 +8,12 @@ print KTAP (KUnit, our shell suites) or TAP 13 (ftracetest); nesting is
 by indentation.  Only leaf cases are counted.  A case a plan promised but
 never printed is a failure, and so is any kernel splat, a guest that did
 not reach the end of its job, or a planned suite that printed nothing.
+
+The one exception to the splat rule is an expected-splat window: a test
+that provokes a splat on purpose prints "# kp-expect-splat: KIND" before
+and "# kp-expect-splat-end" after.  Between the two, splat lines of that
+KIND (one of EXPECTABLE) are accepted; the window fails if none appears,
+and any other splat fails the run as it would anywhere else.
 """
 
 import argparse
@@ -43,6 +49,17 @@ SPLATS = [
     r'(NMI )?[Ww]atchdog detected hard LOCKUP',
 ]
 SPLAT = re.compile(r'^(?:' + '|'.join(SPLATS) + r')')
+
+# The splats a test may provoke on purpose, by the name its window gives.
+# Each pattern must match only the opening line of that one report.
+EXPECTABLE = {
+    # CONFIG_DEBUG_ATOMIC_SLEEP: a might-sleep call in atomic context.
+    'sleep-in-atomic': re.compile(
+        r'^BUG: sleeping function called from invalid context at '),
+}
+EXPECT_BEGIN = re.compile(r'^# kp-expect-splat: (?P<kind>\S*)\s*$')
+EXPECT_END = re.compile(r'^# kp-expect-splat-end\s*$')
+WINDOW = 'expected-splat window:'
 
 
 def clean(line):
@@ -151,24 +168,88 @@ class Parser:
                                        'suite printed no results'))
 
 
+class Windows:
+    """Expected-splat windows: which splat lines they accept, and their
+    verdicts.  A window's problems are reported like splats."""
+
+    def __init__(self):
+        self.open = None        # (line number, kind, accepted count)
+        self.problems = []      # (line number, what went wrong)
+        self.met = []           # (line number, kind, accepted count)
+
+    def marker(self, no, line):
+        """True if the line opens or closes a window."""
+        m = EXPECT_BEGIN.match(line)
+        if m:
+            if self.open:
+                self.problems.append((no, f'{WINDOW} the one opened at line '
+                                          f'{self.open[0]} is still open'))
+            kind = m.group('kind')
+            if kind in EXPECTABLE:
+                self.open = (no, kind, 0)
+            else:
+                self.open = None
+                self.problems.append((no, f'{WINDOW} unknown kind '
+                                          f'"{kind}" (known: {", ".join(EXPECTABLE)})'))
+            return True
+        if EXPECT_END.match(line):
+            if not self.open:
+                self.problems.append((no, f'{WINDOW} closed but never opened'))
+            else:
+                self.close()
+            return True
+        return False
+
+    def accepts(self, line):
+        if self.open and EXPECTABLE[self.open[1]].match(line):
+            start, kind, seen = self.open
+            self.open = (start, kind, seen + 1)
+            return True
+        return False
+
+    def close(self):
+        start, kind, seen = self.open
+        if seen:
+            self.met.append((start, kind, seen))
+        else:
+            self.problems.append((start, f'{WINDOW} expected a {kind} splat, '
+                                         'and none appeared'))
+        self.open = None
+
+    def finish(self):
+        if self.open:
+            start, kind, _ = self.open
+            self.problems.append((start, f'{WINDOW} ({kind}) never closed'))
+            self.open = None
+
+
 def scan(path, label, qemu_status=0):
-    """Parse a console log; returns (cases, splats, job_end)."""
+    """Parse a console log; returns (cases, splats, job_end).  Splats
+    include what went wrong with expected-splat windows."""
     parser = Parser(label)
+    windows = Windows()
     splats = []
     job_end = None
     with open(path, errors='replace') as f:
         for no, raw in enumerate(f, 1):
             line = clean(raw)
-            if SPLAT.match(line):
+            if windows.marker(no, line):
+                continue
+            if SPLAT.match(line) and not windows.accepts(line):
                 splats.append((no, line))
             m = JOB_END.search(line)
             if m:
                 job_end = (m.group('job'), int(m.group('rc')))
             parser.feed(line)
     parser.finish()
+    windows.finish()
+    splats = sorted(splats + windows.problems)
     cases = parser.cases
+    for no, kind, seen in windows.met:
+        cases.append(Case(f'{label}:kernel-log/expected-{kind}-line-{no}', 'pass'))
     for no, line in splats[:5]:
-        cases.append(Case(f'{label}:kernel-log/line-{no}', 'fail', f'splat: {line}'))
+        why = line if line.startswith(WINDOW) else f'splat: {line}'
+        cases.append(Case(f'{label}:kernel-log/line-{no}', 'fail', why))
     if len(splats) > 5:
         cases.append(Case(f'{label}:kernel-log', 'fail',
                           f'{len(splats) - 5} more splat lines'))

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -84,6 +85,72 @@ class Verdict(unittest.TestCase):
         for line in ['ok 3 kprobes bug test', '# WARNINGS: none',
                      'kp: BUG-free run']:
             self.assertFalse(ktap.SPLAT.match(line), line)
+
+
+class ExpectedSplat(unittest.TestCase):
+    """The expected-splat window: it accepts the splat it names, requires
+    it, and fails every other splat, inside the window or out of it."""
+    BUG = ('[    1.300100] BUG: sleeping function called from invalid context '
+           'at kpstress.c:712\n')
+    WARN = '[    1.300150] WARNING: CPU: 1 PID: 310 at kernel/kprobes.c:99 foo+0x1/0x2\n'
+    END = '[    1.300200] # kp-expect-splat-end\n'
+
+    def scan(self, edit=None):
+        with open(fixture('expect-splat.log')) as f:
+            text = f.read()
+        if edit:
+            text = edit(text)
+        with tempfile.NamedTemporaryFile('w', suffix='.log') as t:
+            t.write(text)
+            t.flush()
+            cases, splats, _ = ktap.scan(t.name, 'x')
+        return {c.name: c for c in cases}, ktap.counts(cases), splats
+
+    def failures(self, cases):
+        return [c.why for c in cases.values() if c.status == 'fail']
+
+    def test_accepts_the_splat_it_names(self):
+        cases, (p, f, _), splats = self.scan()
+        self.assertEqual((p, f), (3, 0), self.failures(cases))
+        self.assertEqual(splats, [])
+        self.assertEqual(cases['x:kernel-log/expected-sleep-in-atomic-line-9'].status, 'pass')
+
+    def test_missing_splat_fails(self):
+        cases, (_, f, _), _ = self.scan(lambda t: t.replace(self.BUG, ''))
+        self.assertEqual(f, 1)
+        self.assertIn('expected a sleep-in-atomic splat, and none appeared',
+                      self.failures(cases)[0])
+
+    def test_other_splat_inside_fails(self):
+        cases, (_, f, _), _ = self.scan(lambda t: t.replace(self.END, self.WARN + self.END))
+        self.assertEqual(f, 1)
+        self.assertIn('splat: WARNING: CPU: 1', self.failures(cases)[0])
+
+    def test_other_splat_alone_inside_fails_twice(self):
+        # The WARNING instead of the expected report: both are failures.
+        cases, (_, f, _), _ = self.scan(lambda t: t.replace(self.BUG, self.WARN))
+        self.assertEqual(f, 2, self.failures(cases))
+
+    def test_expected_kind_outside_fails(self):
+        cases, (_, f, _), _ = self.scan(lambda t: t.replace(self.END, self.END + self.BUG))
+        self.assertEqual(f, 1)
+        self.assertIn('splat: BUG: sleeping function', self.failures(cases)[0])
+
+    def test_unknown_kind_fails(self):
+        cases, (_, f, _), _ = self.scan(
+            lambda t: t.replace('kp-expect-splat: sleep-in-atomic', 'kp-expect-splat: any'))
+        # The window is refused, so its BUG counts as well.
+        self.assertEqual(f, 3, self.failures(cases))
+        self.assertTrue(any('unknown kind "any"' in w for w in self.failures(cases)))
+
+    def test_unclosed_window_fails(self):
+        cases, (_, f, _), _ = self.scan(lambda t: t.replace(self.END, ''))
+        self.assertEqual(f, 1)
+        self.assertIn('never closed', self.failures(cases)[0])
+
+    def test_window_problems_fail_a_boot_check(self):
+        _, _, splats = self.scan(lambda t: t.replace(self.BUG, ''))
+        self.assertEqual(len(splats), 1)
 
 
 class MatrixScan(unittest.TestCase):
