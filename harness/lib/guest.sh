@@ -191,7 +191,7 @@ run_stress() {
 			guest_boot stress "$name" progress preempt=full kp.stress="$KP_MINUTES" || rc=$?
 		python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
 			--qemu-status "$rc" --json "$KP_RESULTS/$name.results.json" || true
-		grep -E '# (stress|kpsweep|race)' "$KP_CONSOLE" | sed 's/^\[[^]]*\] //'
+		grep -E '# (stress|kpsweep|race|faults)' "$KP_CONSOLE" | sed 's/^\[[^]]*\] //'
 		results+=("$KP_RESULTS/$name.results.json")
 	done
 	python3 "$KP_HARNESS/lib/ktap.py" total "${results[@]}"

@@ -2,7 +2,11 @@
 # Stress: kprobe and kretprobe events swept over the kernel's functions,
 # and races between registration and hits (harness/modules/kpstress),
 # all while a workload runs on every vCPU: fork and exec, file and pipe
-# I/O, and a module loaded and unloaded in a loop.
+# I/O, and a module loaded and unloaded in a loop.  Then faults: probe
+# handlers that read bad user and kernel addresses, probes on loads that
+# fault and have an exception-table fixup, and (on a kernel with
+# CONFIG_DEBUG_ATOMIC_SLEEP) a handler that may sleep in atomic context,
+# which the kernel must report, inside an expected-splat window.
 #
 # kp.stress=MINUTES on the command line is the long form ("harness/kp
 # stress"): the sweep takes every function, then races run in rounds for
@@ -13,6 +17,8 @@
 LIST=/sys/kernel/debug/kprobes/list
 KNOB=/sys/kernel/debug/kprobes/enabled
 OPT=/proc/sys/debug/kprobes-optimization
+TRACING=/sys/kernel/tracing
+KPS=/sys/module/kpstress/parameters
 MINUTES=$(cmdline_arg kp.stress)
 NCPU=$(grep -c ^processor /proc/cpuinfo)
 T0=$(date +%s)
@@ -76,7 +82,6 @@ race_flipping() {	# seconds
 # A kretprobe event left at the default maxactive, on a function 256 tasks
 # sleep in at once while the workload runs: every return is seen and none
 # is missed (the instances grow).  The base misses most of them.
-TRACING=/sys/kernel/tracing
 SLEEPERS=256
 
 on_rethook() {
@@ -108,6 +113,52 @@ sleepers_miss_nothing() {
 		{ [ "$hits" -ge $SLEEPERS ] || fail "only $hits calls of do_nanosleep for $SLEEPERS sleeps"; }
 }
 
+# faults SECONDS POST: the fault race of kpstress, with a kprobe event on
+# the same function whose fetch args read the same bad addresses as
+# strings (strncpy_from_user_nofault, strncpy_from_kernel_nofault): every
+# hit is counted and every string is "(fault)".
+faults() {
+	echo "$2" >$KPS/fault_post || return 1
+	echo 'p:kps/kpsfault kps_target_f ustr=+0($arg1):ustring kstr=+0($arg2):string' \
+		>>$TRACING/kprobe_events || fail "the kprobe event on kps_target_f was refused"
+	echo >$TRACING/trace
+	echo 1 >$TRACING/events/kps/kpsfault/enable
+	echo "$1" >$KPS/faults
+	rc=$?
+	echo 0 >$TRACING/events/kps/kpsfault/enable
+	ev=$(awk '$1 == "kpsfault" { print $2, $3 }' $TRACING/kprobe_profile)
+	grep -F 'kps_target_f' $TRACING/trace >/tmp/faults.trace
+	echo '-:kps/kpsfault' >>$TRACING/kprobe_events
+	[ $rc = 0 ] || fail "the fault race did not run (see the kernel log)" || return 1
+	say "# faults ${1}s post=$2: $(cat $KPS/fault_calls) calls, handlers" \
+		"$(cat $KPS/fault_hits_entry) $(cat $KPS/fault_hits_body) $(cat $KPS/fault_hits_post)" \
+		"$(cat $KPS/fault_hits_ret_entry) $(cat $KPS/fault_hits_ret), $(cat $KPS/fault_reads) nofault reads," \
+		"$(cat $KPS/fault_wrong) wrong; $(cat $KPS/ext_calls) load rounds, $(cat $KPS/ext_sites) probes on" \
+		"loads (before: -$(cat $KPS/ext_before)), pre $(cat $KPS/ext_hits_pre) post $(cat $KPS/ext_hits_post);" \
+		"event hits/missed $ev, $(wc -l </tmp/faults.trace) in the trace"
+	expect_eq "$(cat $KPS/fault_failures)" 0 "broken rules (see the kernel log)" || return 1
+	expect_eq "$ev" "$(cat $KPS/fault_calls) 0" "kprobe event hits and misses" || return 1
+	[ -s /tmp/faults.trace ] || fail "the kprobe event recorded nothing" || return 1
+	! grep -v 'ustr=(fault) kstr=(fault)' /tmp/faults.trace | head -n 3 | grep . ||
+		fail "the event read something at the bad addresses (lines above)"
+}
+
+faults_both() {	# seconds
+	faults "$1" 0 && faults "$1" 1
+}
+
+# The deliberate splat: a pre_handler that calls might_sleep(), armed for
+# one call.  The report must appear inside the window, and the kernel go on.
+sleeper() {
+	pat="BUG: sleeping function called from invalid context"
+	before=$(klog_count "$pat")
+	expect_splat sleep-in-atomic sh -c "echo 1 >$KPS/sleeper" ||
+		fail "the sleeping pre_handler could not be armed" || return 1
+	expect_eq "$(cat $KPS/sleeper_hits)" 1 "calls through the sleeping pre_handler" || return 1
+	[ "$(klog_count "$pat")" -gt "$before" ] ||
+		fail "no \"$pat\" report from the debug config"
+}
+
 nothing_left() {
 	sort $LIST >/tmp/list.after
 	cmp -s /tmp/list.before /tmp/list.after && return 0
@@ -128,17 +179,17 @@ kmemleak_clean() {
 
 NFUNCS=$(awk '($2 == "t" || $2 == "T") && NF == 3' /proc/kallsyms | wc -l)
 if [ -n "$MINUTES" ]; then
-	STRIDE=1 BATCH=1000 DWELL=2 RACE=60
+	STRIDE=1 BATCH=1000 DWELL=2 RACE=60 FAULTS=20
 else
 	# About 200 functions, a different sample on every boot.
-	STRIDE=$((NFUNCS / 200 + 1)) BATCH=200 DWELL=3 RACE=10
+	STRIDE=$((NFUNCS / 200 + 1)) BATCH=200 DWELL=3 RACE=10 FAULTS=4
 fi
 FIRST=$(($(date +%s) % STRIDE))
 sort $LIST >/tmp/list.before
 insmod /kp/ext/kpstress.ko || say "# kpstress did not load"
 
-PLAN=7
-[ -n "$MINUTES" ] && PLAN=8
+PLAN=9
+[ -n "$MINUTES" ] && PLAN=10
 tap_begin stress $PLAN
 say "# stress: $NCPU vCPUs, $NFUNCS functions, every $STRIDE-th from $FIRST, races ${RACE}s${MINUTES:+, $MINUTES minutes in all}"
 workload_start
@@ -155,16 +206,25 @@ else
 	check "kretprobe, default maxactive, $SLEEPERS tasks asleep in it: nothing missed" \
 		sleepers_miss_nothing
 fi
-# The long form: race rounds until the time is up.
+check "faults: handlers read bad user and kernel addresses, probes on faulting loads" \
+	faults_both $FAULTS
+if [ "$(cat $KPS/atomic_sleep_check 2>/dev/null)" = Y ]; then
+	check "a handler that sleeps in atomic context is caught by the debug config" sleeper
+else
+	skip "a handler that sleeps in atomic context is caught by the debug config" \
+		"kernel without CONFIG_DEBUG_ATOMIC_SLEEP"
+fi
+# The long form: race and fault rounds until the time is up.
 rounds() {
 	n=0
-	while [ $(($(date +%s) - T0)) -lt $((MINUTES * 60 - 2 * RACE)) ]; do
-		race $RACE 1 && race_flipping $RACE || { echo "round $n failed"; return 1; }
+	while [ $(($(date +%s) - T0)) -lt $((MINUTES * 60 - 2 * RACE - 2 * FAULTS)) ]; do
+		race $RACE 1 && race_flipping $RACE && faults_both $FAULTS ||
+			{ echo "round $n failed"; return 1; }
 		n=$((n + 1))
 	done
-	say "# stress: $n more race rounds"
+	say "# stress: $n more race and fault rounds"
 }
-[ -n "$MINUTES" ] && check "race rounds until the time is up break no rule" rounds
+[ -n "$MINUTES" ] && check "race and fault rounds until the time is up break no rule" rounds
 workload_stop
 rmmod kpstress
 check "no probe is left at the end" nothing_left

@@ -17,15 +17,24 @@
  * and a stable probe may only have seen fewer calls, never more.
  * The figures are read back from the parameters; "failures" counts the
  * broken rules, each also reported in the kernel log.
+ *
+ * Writing N to "faults" runs the fault race for N seconds (see the
+ * comment above kps_faults_run()), and writing 1 to "sleeper" arms, for
+ * one call, a pre_handler that may sleep: the debug config must report it.
  */
 #include <linux/atomic.h>
 #include <linux/delay.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/prandom.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 static bool exact = true;
 module_param(exact, bool, 0644);
@@ -393,6 +402,508 @@ static const struct kernel_param_ops kps_run_ops = {
 };
 module_param_cb(run, &kps_run_ops, NULL, 0200);
 MODULE_PARM_DESC(run, "write N: race for N seconds, then fill in the figures");
+
+/*
+ * Faults.  Caller threads (one per CPU, each borrowing the user address
+ * space of the task that wrote "faults", so that user accesses are real)
+ * call:
+ *
+ * - kps_target_f(), whose probes (an entry kprobe, a body kprobe with a
+ *   post_handler, a kretprobe with an entry_handler) all read a bad user
+ *   address and a bad kernel address (a vmalloc guard page) with the
+ *   nofault accessors, as tracers do, and good ones beside them: each bad
+ *   read must give -EFAULT, each good one the value, and every call must
+ *   reach every handler.  The guest adds a kprobe event on the same
+ *   function whose fetch args read the same bad addresses as strings.
+ *
+ * - kps_fault_kernel() and kps_fault_user(), each with one load that has
+ *   an exception-table entry, called with a bad and a good pointer.  A
+ *   kprobe sits exactly on each such load, and another on the instruction
+ *   before the kernel one.  The load runs out of line from the probe and
+ *   faults there: the fixup of the probed code must still run (the caller
+ *   sees -EFAULT), the pre_handler must have run, and a post_handler (with
+ *   fault_post=1) must run only for the loads that did not fault.
+ */
+#define KPS_BAD_UPTR	((const u8 __user *)0x10)
+#define KPS_GOOD_WORD	0x5a17L
+#define KPS_MAX_SITES	4
+
+static bool fault_post;
+module_param(fault_post, bool, 0644);
+MODULE_PARM_DESC(fault_post, "1: the probes on faulting loads have a post_handler too");
+
+static unsigned long fault_calls, fault_hits_entry, fault_hits_body;
+static unsigned long fault_hits_post, fault_hits_ret_entry, fault_hits_ret;
+static unsigned long fault_missed, fault_reads, fault_wrong;
+static unsigned long ext_calls, ext_sites, ext_hits_pre, ext_hits_post;
+static unsigned long ext_before, fault_failures;
+module_param(fault_calls, ulong, 0444);
+module_param(fault_hits_entry, ulong, 0444);
+module_param(fault_hits_body, ulong, 0444);
+module_param(fault_hits_post, ulong, 0444);
+module_param(fault_hits_ret_entry, ulong, 0444);
+module_param(fault_hits_ret, ulong, 0444);
+module_param(fault_missed, ulong, 0444);
+module_param(fault_reads, ulong, 0444);
+module_param(fault_wrong, ulong, 0444);
+module_param(ext_calls, ulong, 0444);
+module_param(ext_sites, ulong, 0444);
+module_param(ext_hits_pre, ulong, 0444);
+module_param(ext_hits_post, ulong, 0444);
+module_param(ext_before, ulong, 0444);
+module_param(fault_failures, ulong, 0444);
+
+static const long kps_good_word = KPS_GOOD_WORD;
+static const void *kps_bad_kptr;
+static const u8 __user *kps_good_uptr;
+static u8 kps_good_uval;
+static atomic64_t kps_fcalls, kps_xcalls, kps_freads, kps_fwrong;
+static atomic64_t kps_f_entry, kps_f_body, kps_f_post, kps_f_rentry, kps_f_ret;
+
+static __attribute__((__noipa__)) int kps_target_f(const u8 __user *ubad,
+						   const void *kbad, int x)
+{
+	kps_sink += x;
+	return kps_sink - 1;
+}
+
+/* The load of __get_kernel_nofault() has an exception-table entry. */
+static __attribute__((__noipa__)) long kps_fault_kernel(const long *p)
+{
+	long v;
+
+	__get_kernel_nofault(&v, p, long, efault);
+	return v;
+efault:
+	return -EFAULT;
+}
+
+/* ... and so has the user load of unsafe_get_user(). */
+static __attribute__((__noipa__)) long kps_fault_user(const u8 __user *p)
+{
+	u8 v;
+
+	if (!user_access_begin(p, sizeof(v)))
+		return -EFAULT;
+	unsafe_get_user(v, p, efault);
+	user_access_end();
+	return v;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/* What a tracer's handler does: nofault reads, bad ones among them. */
+static void kps_poke(void)
+{
+	long wrong = 0, v;
+	u8 c;
+
+	wrong += copy_from_user_nofault(&v, KPS_BAD_UPTR, sizeof(v)) != -EFAULT;
+	wrong += copy_from_kernel_nofault(&v, kps_bad_kptr, sizeof(v)) != -EFAULT;
+	wrong += get_kernel_nofault(c, (const u8 *)kps_bad_kptr + 5) != -EFAULT;
+	wrong += copy_from_user_nofault(&c, kps_good_uptr, 1) ||
+		 c != kps_good_uval;
+	wrong += get_kernel_nofault(v, &kps_good_word) || v != KPS_GOOD_WORD;
+	atomic64_add(5, &kps_freads);
+	if (wrong)
+		atomic64_add(wrong, &kps_fwrong);
+}
+
+static int kps_f_entry_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic64_inc(&kps_f_entry);
+	kps_poke();
+	return 0;
+}
+
+static int kps_f_body_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic64_inc(&kps_f_body);
+	kps_poke();
+	return 0;
+}
+
+static void kps_f_body_post(struct kprobe *p, struct pt_regs *regs,
+			    unsigned long flags)
+{
+	atomic64_inc(&kps_f_post);
+	kps_poke();
+}
+
+static int kps_f_ret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic64_inc(&kps_f_rentry);
+	kps_poke();
+	return 0;
+}
+
+static int kps_f_ret_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic64_inc(&kps_f_ret);
+	kps_poke();
+	return 0;
+}
+
+static struct kprobe kps_f_entry_kp = {
+	.symbol_name = "kps_target_f",
+	.pre_handler = kps_f_entry_pre,
+};
+
+static struct kprobe kps_f_body_kp = {
+	.symbol_name = "kps_target_f",
+	.pre_handler = kps_f_body_pre,
+	.post_handler = kps_f_body_post,
+};
+
+static struct kretprobe kps_f_rp = {
+	.kp.symbol_name = "kps_target_f",
+	.entry_handler = kps_f_ret_entry,
+	.handler = kps_f_ret_handler,
+};
+
+/* A probe on a load with an exception-table entry, or just before one. */
+struct kps_site {
+	struct kprobe kp;
+	atomic64_t pre, post;
+};
+
+static struct kps_site kps_sites[KPS_MAX_SITES];
+static int kps_nsites;
+
+static int kps_site_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic64_inc(&container_of(p, struct kps_site, kp)->pre);
+	return 0;
+}
+
+static void kps_site_post(struct kprobe *p, struct pt_regs *regs,
+			  unsigned long flags)
+{
+	atomic64_inc(&container_of(p, struct kps_site, kp)->post);
+}
+
+static int kps_site_add(unsigned long addr)
+{
+	struct kps_site *s = &kps_sites[kps_nsites];
+	int ret;
+
+	if (kps_nsites == KPS_MAX_SITES)
+		return -ENOSPC;
+	memset(s, 0, sizeof(*s));
+	s->kp.addr = (kprobe_opcode_t *)addr;
+	s->kp.pre_handler = kps_site_pre;
+	if (fault_post)
+		s->kp.post_handler = kps_site_post;
+	ret = register_kprobe(&s->kp);
+	if (!ret)
+		kps_nsites++;
+	return ret;
+}
+
+/*
+ * The loads of @fn that have an exception-table entry: this module's
+ * table, entries whose instruction lies in @fn.
+ */
+static int kps_find_loads(const char *fn, unsigned long *out, int max)
+{
+	const struct exception_table_entry *e = THIS_MODULE->extable;
+	char name[KSYM_SYMBOL_LEN];
+	size_t len = strlen(fn);
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i < THIS_MODULE->num_exentries && n < max; i++) {
+		/* Both x86 and arm64 keep the address relative to the entry. */
+		unsigned long insn = (unsigned long)&e[i].insn + e[i].insn;
+
+		sprint_symbol_no_offset(name, insn);
+		if (!strncmp(name, fn, len) && (!name[len] || name[len] == ' '))
+			out[n++] = insn;
+	}
+	return n;
+}
+
+static void kps_sites_remove(void)
+{
+	while (kps_nsites)
+		unregister_kprobe(&kps_sites[--kps_nsites].kp);
+}
+
+/* Probes on every such load of both functions, one before the first. */
+static int kps_sites_add(void)
+{
+	unsigned long k[2], u[2], at;
+	int nk = kps_find_loads("kps_fault_kernel", k, 2);
+	int nu = kps_find_loads("kps_fault_user", u, 2);
+	int i, ret;
+
+	if (nk != 1 || nu != 1) {
+		pr_err("kpstress: want one exception-table load in each function, found %d and %d\n",
+		       nk, nu);
+		return -ENOENT;
+	}
+	for (i = 0; i < nk; i++) {
+		ret = kps_site_add(k[i]);
+		if (ret) {
+			pr_err("kpstress: no kprobe on the faulting load %pS: %d\n",
+			       (void *)k[i], ret);
+			goto fail;
+		}
+	}
+	for (i = 0; i < nu; i++) {
+		ret = kps_site_add(u[i]);
+		if (ret) {
+			pr_err("kpstress: no kprobe on the faulting load %pS: %d\n",
+			       (void *)u[i], ret);
+			goto fail;
+		}
+	}
+	/*
+	 * The nearest instruction before the kernel load that takes a probe:
+	 * a jump-optimized probe there would copy the load into its detour.
+	 */
+	ext_before = 0;
+	for (at = k[0] - 1; at >= (unsigned long)kps_fault_kernel &&
+	     at + 16 > k[0]; at--) {
+		if (!kps_site_add(at)) {
+			ext_before = k[0] - at;
+			break;
+		}
+	}
+	return 0;
+fail:
+	kps_sites_remove();
+	return ret;
+}
+
+static bool kps_fstop;
+
+static int kps_fault_caller(void *data)
+{
+	struct mm_struct *mm = data;
+	long wrong = 0;
+	int i = 0;
+
+	kthread_use_mm(mm);
+	while (!READ_ONCE(kps_fstop)) {
+		kps_target_f(KPS_BAD_UPTR, kps_bad_kptr, i);
+		atomic64_inc(&kps_fcalls);
+		wrong += kps_fault_kernel(kps_bad_kptr) != -EFAULT;
+		wrong += kps_fault_kernel(&kps_good_word) != KPS_GOOD_WORD;
+		wrong += kps_fault_user(KPS_BAD_UPTR) != -EFAULT;
+		wrong += kps_fault_user(kps_good_uptr) != kps_good_uval;
+		atomic64_inc(&kps_xcalls);
+		if (!(++i & 63))
+			cond_resched();
+	}
+	kthread_unuse_mm(mm);
+	if (wrong)
+		atomic64_add(wrong, &kps_fwrong);
+	return 0;
+}
+
+static void kps_fcheck(const char *what, long seen, long want)
+{
+	if (seen == want)
+		return;
+	fault_failures++;
+	pr_err("kpstress: %s: %ld, want %ld\n", what, seen, want);
+}
+
+static void kps_faults_reset(void)
+{
+	atomic64_set(&kps_fcalls, 0);
+	atomic64_set(&kps_xcalls, 0);
+	atomic64_set(&kps_freads, 0);
+	atomic64_set(&kps_fwrong, 0);
+	atomic64_set(&kps_f_entry, 0);
+	atomic64_set(&kps_f_body, 0);
+	atomic64_set(&kps_f_post, 0);
+	atomic64_set(&kps_f_rentry, 0);
+	atomic64_set(&kps_f_ret, 0);
+	fault_failures = 0;
+	kps_f_entry_kp.addr = NULL;
+	kps_f_entry_kp.flags = 0;
+	kps_f_rp.kp.addr = NULL;
+	kps_f_rp.kp.flags = 0;
+	kps_f_rp.nmissed = 0;
+}
+
+static void kps_faults_figures(unsigned int seconds)
+{
+	long x;
+	int i;
+
+	fault_calls = atomic64_read(&kps_fcalls);
+	fault_hits_entry = atomic64_read(&kps_f_entry);
+	fault_hits_body = atomic64_read(&kps_f_body);
+	fault_hits_post = atomic64_read(&kps_f_post);
+	fault_hits_ret_entry = atomic64_read(&kps_f_rentry);
+	fault_hits_ret = atomic64_read(&kps_f_ret);
+	fault_missed = kps_f_rp.nmissed;
+	fault_reads = atomic64_read(&kps_freads);
+	fault_wrong = atomic64_read(&kps_fwrong);
+	ext_calls = x = atomic64_read(&kps_xcalls);
+	ext_hits_pre = ext_hits_post = 0;
+	for (i = 0; i < kps_nsites; i++) {
+		ext_hits_pre += atomic64_read(&kps_sites[i].pre);
+		ext_hits_post += atomic64_read(&kps_sites[i].post);
+	}
+	ext_sites = kps_nsites;
+
+	kps_fcheck("entry handler calls", fault_hits_entry, fault_calls);
+	kps_fcheck("body pre_handler calls", fault_hits_body, fault_calls);
+	kps_fcheck("body post_handler calls", fault_hits_post, fault_calls);
+	kps_fcheck("kretprobe entry_handler calls", fault_hits_ret_entry, fault_calls);
+	kps_fcheck("kretprobe handler calls + missed",
+		   fault_hits_ret + fault_missed, fault_calls);
+	kps_fcheck("kretprobe misses with room for all", fault_missed, 0);
+	kps_fcheck("nofault reads by the handlers", fault_reads, 5 * 5 * fault_calls);
+	kps_fcheck("wrong results (handlers' reads, callers' loads)", fault_wrong, 0);
+	/* Each load is called twice per round, once with a bad pointer. */
+	for (i = 0; i < kps_nsites; i++) {
+		kps_fcheck("pre_handler calls on a faulting load",
+			   atomic64_read(&kps_sites[i].pre), 2 * x);
+		/* A load that faulted never completed: no post_handler. */
+		if (fault_post)
+			kps_fcheck("post_handler calls on a faulting load",
+				   atomic64_read(&kps_sites[i].post),
+				   i < 2 ? x : 2 * x);
+	}
+	pr_info("kpstress: faults %us: %lu calls (handlers %lu %lu %lu %lu %lu, missed %lu), %lu nofault reads, %lu wrong; %lu load rounds, %lu probes on loads (before: -%lu), pre %lu post %lu; %lu failures\n",
+		seconds, fault_calls, fault_hits_entry, fault_hits_body,
+		fault_hits_post, fault_hits_ret_entry, fault_hits_ret,
+		fault_missed, fault_reads, fault_wrong, ext_calls, ext_sites,
+		ext_before, ext_hits_pre, ext_hits_post, fault_failures);
+}
+
+static int kps_faults_run(unsigned int seconds)
+{
+	struct task_struct *threads[KPS_MAX_THREADS];
+	int n = 0, i, ncallers = min(num_online_cpus(), 8U), ret;
+	struct mm_struct *mm = get_task_mm(current);
+	void *guarded;
+
+	if (!mm)
+		return -EINVAL;
+	/* A byte of the writer's arguments: mapped and present. */
+	kps_good_uptr = (const u8 __user *)mm->arg_start;
+	ret = -EFAULT;
+	if (get_user(kps_good_uval, kps_good_uptr))
+		goto out_mm;
+	/* The page after a vmalloc area is its unmapped guard. */
+	ret = -ENOMEM;
+	guarded = vmalloc(PAGE_SIZE);
+	if (!guarded)
+		goto out_mm;
+	kps_bad_kptr = guarded + PAGE_SIZE;
+
+	kps_faults_reset();
+	ret = register_kprobe(&kps_f_entry_kp);
+	if (ret)
+		goto out_vfree;
+	for (i = 1, ret = -ENOENT; i < 32 && ret; i++) {
+		memset(&kps_f_body_kp, 0, sizeof(kps_f_body_kp));
+		kps_f_body_kp.symbol_name = "kps_target_f";
+		kps_f_body_kp.offset = i;
+		kps_f_body_kp.pre_handler = kps_f_body_pre;
+		kps_f_body_kp.post_handler = kps_f_body_post;
+		ret = register_kprobe(&kps_f_body_kp);
+	}
+	if (ret)
+		goto out_entry;
+	kps_f_rp.maxactive = 2 * ncallers;
+	ret = register_kretprobe(&kps_f_rp);
+	if (ret)
+		goto out_body;
+	ret = kps_sites_add();
+	if (ret)
+		goto out_rp;
+
+	WRITE_ONCE(kps_fstop, false);
+	for (i = 0; i < ncallers; i++) {
+		threads[n] = kthread_run(kps_fault_caller, mm, "kps-fault/%d", i);
+		if (IS_ERR(threads[n]))
+			continue;
+		get_task_struct(threads[n++]);
+	}
+	msleep_interruptible(seconds * 1000);
+	WRITE_ONCE(kps_fstop, true);
+	for (i = 0; i < n; i++) {
+		kthread_stop(threads[i]);
+		put_task_struct(threads[i]);
+	}
+	kps_faults_figures(seconds);
+	kps_sites_remove();
+out_rp:
+	unregister_kretprobe(&kps_f_rp);
+out_body:
+	unregister_kprobe(&kps_f_body_kp);
+out_entry:
+	unregister_kprobe(&kps_f_entry_kp);
+out_vfree:
+	vfree(guarded);
+out_mm:
+	mmput(mm);
+	return ret;
+}
+
+static int kps_set_faults(const char *val, const struct kernel_param *kp)
+{
+	unsigned int seconds;
+	int ret = kstrtouint(val, 0, &seconds);
+
+	if (ret)
+		return ret;
+	return kps_faults_run(seconds);
+}
+
+static const struct kernel_param_ops kps_faults_ops = {
+	.set = kps_set_faults,
+};
+module_param_cb(faults, &kps_faults_ops, NULL, 0200);
+MODULE_PARM_DESC(faults, "write N: the fault race for N seconds, then fill in the figures");
+
+/*
+ * A pre_handler that may sleep, armed for one call: with
+ * CONFIG_DEBUG_ATOMIC_SLEEP the kernel must report the sleeping call in
+ * atomic context, and go on.  might_sleep() only checks; nothing sleeps.
+ */
+static bool atomic_sleep_check = IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP);
+module_param(atomic_sleep_check, bool, 0444);
+static unsigned long sleeper_hits;
+module_param(sleeper_hits, ulong, 0444);
+
+static int kps_sleepy_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	sleeper_hits++;
+	might_sleep();
+	return 0;
+}
+
+static int kps_set_sleeper(const char *val, const struct kernel_param *kp)
+{
+	struct kprobe sleepy = {
+		.symbol_name = "kps_target_c",
+		.pre_handler = kps_sleepy_pre,
+	};
+	int ret;
+
+	sleeper_hits = 0;
+	ret = register_kprobe(&sleepy);
+	if (ret)
+		return ret;
+	kps_target_c(1);
+	unregister_kprobe(&sleepy);
+	return 0;
+}
+
+static const struct kernel_param_ops kps_sleeper_ops = {
+	.set = kps_set_sleeper,
+};
+module_param_cb(sleeper, &kps_sleeper_ops, NULL, 0200);
+MODULE_PARM_DESC(sleeper, "write 1: one call through a pre_handler that may sleep");
 
 static int __init kps_init(void)
 {
