@@ -306,10 +306,41 @@ static void kps_check(const char *what, long seen, long calls)
 
 #define KPS_MAX_THREADS 32
 
+/* Start @count threads of @fn after the @n in @threads; returns the new n. */
+static int kps_spawn(struct task_struct **threads, int n, int count,
+		     int (*fn)(void *), void *data, const char *name)
+{
+	struct task_struct *t;
+	int i;
+
+	for (i = 0; i < count && n < KPS_MAX_THREADS; i++) {
+		t = kthread_run(fn, data, "%s/%d", name, i);
+		if (IS_ERR(t))
+			continue;
+		get_task_struct(t);
+		threads[n++] = t;
+	}
+	return n;
+}
+
+/* Let the @n threads run for @seconds, then stop them all. */
+static void kps_run_threads(struct task_struct **threads, int n,
+			    unsigned int seconds)
+{
+	int i;
+
+	msleep_interruptible(seconds * 1000);
+	WRITE_ONCE(kps_stop, true);
+	for (i = 0; i < n; i++) {
+		kthread_stop(threads[i]);
+		put_task_struct(threads[i]);
+	}
+}
+
 static int kps_run(unsigned int seconds)
 {
 	struct task_struct *threads[KPS_MAX_THREADS];
-	int n = 0, i, ncallers = min(num_online_cpus(), 8U), ret;
+	int n, ncallers = min(num_online_cpus(), 8U), ret;
 
 	atomic64_set(&kps_calls_a, 0);
 	atomic64_set(&kps_calls_b, 0);
@@ -337,24 +368,9 @@ static int kps_run(unsigned int seconds)
 		goto out_body;
 
 	WRITE_ONCE(kps_stop, false);
-	for (i = 0; i < ncallers; i++)
-		threads[n++] = kthread_run(kps_caller, NULL, "kps-call/%d", i);
-	for (i = 0; i < 2; i++)
-		threads[n++] = kthread_run(kps_churner, NULL, "kps-churn/%d", i);
-	for (i = 0; i < n; i++) {
-		if (IS_ERR(threads[i]))
-			threads[i] = NULL;
-		else
-			get_task_struct(threads[i]);
-	}
-	msleep_interruptible(seconds * 1000);
-	WRITE_ONCE(kps_stop, true);
-	for (i = 0; i < n; i++) {
-		if (threads[i]) {
-			kthread_stop(threads[i]);
-			put_task_struct(threads[i]);
-		}
-	}
+	n = kps_spawn(threads, 0, ncallers, kps_caller, NULL, "kps-call");
+	n = kps_spawn(threads, n, 2, kps_churner, NULL, "kps-churn");
+	kps_run_threads(threads, n, seconds);
 
 	unregister_kretprobe(&kps_stable_ret);
 out_body:
@@ -387,14 +403,18 @@ out_entry:
 	return 0;
 }
 
-static int kps_set_run(const char *val, const struct kernel_param *kp)
+/* A parameter written with a number of seconds runs @run for that long. */
+static int kps_for_seconds(const char *val, int (*run)(unsigned int))
 {
 	unsigned int seconds;
 	int ret = kstrtouint(val, 0, &seconds);
 
-	if (ret)
-		return ret;
-	return kps_run(seconds);
+	return ret ? ret : run(seconds);
+}
+
+static int kps_set_run(const char *val, const struct kernel_param *kp)
+{
+	return kps_for_seconds(val, kps_run);
 }
 
 static const struct kernel_param_ops kps_run_ops = {
@@ -677,8 +697,6 @@ fail:
 	return ret;
 }
 
-static bool kps_fstop;
-
 static int kps_fault_caller(void *data)
 {
 	struct mm_struct *mm = data;
@@ -686,7 +704,7 @@ static int kps_fault_caller(void *data)
 	int i = 0;
 
 	kthread_use_mm(mm);
-	while (!READ_ONCE(kps_fstop)) {
+	while (!READ_ONCE(kps_stop)) {
 		kps_target_f(KPS_BAD_UPTR, kps_bad_kptr, i);
 		atomic64_inc(&kps_fcalls);
 		wrong += kps_fault_kernel(kps_bad_kptr) != -EFAULT;
@@ -781,7 +799,7 @@ static void kps_faults_figures(unsigned int seconds)
 static int kps_faults_run(unsigned int seconds)
 {
 	struct task_struct *threads[KPS_MAX_THREADS];
-	int n = 0, i, ncallers = min(num_online_cpus(), 8U), ret;
+	int n, i, ncallers = min(num_online_cpus(), 8U), ret;
 	struct mm_struct *mm = get_task_mm(current);
 	void *guarded;
 
@@ -821,19 +839,9 @@ static int kps_faults_run(unsigned int seconds)
 	if (ret)
 		goto out_rp;
 
-	WRITE_ONCE(kps_fstop, false);
-	for (i = 0; i < ncallers; i++) {
-		threads[n] = kthread_run(kps_fault_caller, mm, "kps-fault/%d", i);
-		if (IS_ERR(threads[n]))
-			continue;
-		get_task_struct(threads[n++]);
-	}
-	msleep_interruptible(seconds * 1000);
-	WRITE_ONCE(kps_fstop, true);
-	for (i = 0; i < n; i++) {
-		kthread_stop(threads[i]);
-		put_task_struct(threads[i]);
-	}
+	WRITE_ONCE(kps_stop, false);
+	n = kps_spawn(threads, 0, ncallers, kps_fault_caller, mm, "kps-fault");
+	kps_run_threads(threads, n, seconds);
 	kps_faults_figures(seconds);
 	kps_sites_remove();
 out_rp:
@@ -851,12 +859,7 @@ out_mm:
 
 static int kps_set_faults(const char *val, const struct kernel_param *kp)
 {
-	unsigned int seconds;
-	int ret = kstrtouint(val, 0, &seconds);
-
-	if (ret)
-		return ret;
-	return kps_faults_run(seconds);
+	return kps_for_seconds(val, kps_faults_run);
 }
 
 static const struct kernel_param_ops kps_faults_ops = {
