@@ -37,6 +37,9 @@
 #include <asm/ibt.h>
 #include <asm/processor-flags.h>
 #endif
+#ifdef CONFIG_ARM64
+#include <asm/asm-extable.h>
+#endif
 
 /* kprobe_bl_add_area(), exported for this suite only */
 #include "../kernel/kprobes_internal.h"
@@ -3397,6 +3400,23 @@ static __used noinline __noipa u32 kpt_foreign_int3(u32 x)
 	return x;
 }
 
+#define KPT_FAULT_LOAD		"movl (%1), %0"
+#define KPT_FAULT_FIXUP		_ASM_EXTABLE(1b, 2b)
+
+extern const u8 kpt_at_jcc[], kpt_at_jmp[], kpt_at_loop[], kpt_at_rip[];
+extern const u8 kpt_at_call[], kpt_at_icall[], kpt_at_pushf[];
+extern const u8 kpt_at_cli[], kpt_at_sti[], kpt_at_popf[];
+extern const u8 kpt_at_ret[], kpt_at_retimm[], kpt_at_ijmp[], kpt_at_ijmp_mem[];
+extern const u8 kpt_at_int3[];
+#endif
+
+#ifdef CONFIG_ARM64
+/* arm64 steps the load in an XOL slot; the fixup only moves the pc. */
+#define KPT_FAULT_LOAD		"ldr %w0, [%1]"
+#define KPT_FAULT_FIXUP		_ASM_EXTABLE_KACCESS(1b, 2b)
+#endif
+
+#ifdef KPT_FAULT_LOAD
 /*
  * A load with an exception-table fixup: a fault skips to the end and
  * leaves the value the caller put in.
@@ -3407,19 +3427,14 @@ static __used noinline __noipa u32 kpt_insn_fault(const u32 *src)
 
 	asm volatile(".globl kpt_at_fault\n"
 		     "kpt_at_fault:\n"
-		     "1:\tmovl (%1), %0\n"
+		     "1:\t" KPT_FAULT_LOAD "\n"
 		     "2:\n"
-		     _ASM_EXTABLE(1b, 2b)
+		     KPT_FAULT_FIXUP
 		     : "+r" (r) : "r" (src) : "memory");
 	return r;
 }
 
 extern const u8 kpt_at_fault[];
-extern const u8 kpt_at_jcc[], kpt_at_jmp[], kpt_at_loop[], kpt_at_rip[];
-extern const u8 kpt_at_call[], kpt_at_icall[], kpt_at_pushf[];
-extern const u8 kpt_at_cli[], kpt_at_sti[], kpt_at_popf[];
-extern const u8 kpt_at_ret[], kpt_at_retimm[], kpt_at_ijmp[], kpt_at_ijmp_mem[];
-extern const u8 kpt_at_int3[];
 #endif
 
 struct insn_case {
@@ -3459,9 +3474,9 @@ KUNIT_ARRAY_PARAM_DESC(insn, insn_cases, desc);
  * The probed instruction faults in its slot: the fault must look as if it
  * happened in place, so that the function's own fixup applies.
  */
-static void x86_fault_in_probed_insn(struct kunit *test)
+static void fault_in_probed_insn(struct kunit *test)
 {
-#ifdef CONFIG_X86_64
+#ifdef KPT_FAULT_LOAD
 	struct test_probe *tp;
 	u32 *page, good = 5;
 
@@ -3480,7 +3495,7 @@ static void x86_fault_in_probed_insn(struct kunit *test)
 	vfree(page);
 	KUNIT_EXPECT_EQ(test, kpt_insn_fault(&good), 5u);
 #else
-	kunit_skip(test, "the fault case uses an x86_64 exception-table load");
+	kunit_skip(test, "the fault case has an exception-table load for x86_64 and arm64 only");
 #endif
 }
 
@@ -4087,7 +4102,7 @@ static void x86_boost_preempted_in_slot(struct kunit *test)
 
 static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE_PARAM(x86_insn_in_place, insn_gen_params),
-	KUNIT_CASE(x86_fault_in_probed_insn),
+	KUNIT_CASE(fault_in_probed_insn),
 	KUNIT_CASE_PARAM(x86_boost_by_class, boost_gen_params),
 	KUNIT_CASE(x86_boost_post_handler_joins),
 	KUNIT_CASE_PARAM_ATTR(x86_boost_preempted_in_slot, preempted_gen_params,
