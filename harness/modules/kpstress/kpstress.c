@@ -127,6 +127,20 @@ static struct kretprobe kps_stable_ret = {
 
 static bool kps_stop;
 
+/*
+ * Called by the caller threads on every round: sleep a tick now and then,
+ * as kernel threads do.  One that never sleeps holds up every RCU-tasks
+ * grace period, and removing an ftrace ops (arm64's probes on ftrace
+ * sites) waits for one; cond_resched() does nothing under preempt=full.
+ */
+static void kps_breathe(unsigned int round)
+{
+	if (!(round & 16383))
+		schedule_timeout_uninterruptible(1);
+	else if (!(round & 63))
+		cond_resched();
+}
+
 static int kps_caller(void *unused)
 {
 	int i = 0;
@@ -137,8 +151,7 @@ static int kps_caller(void *unused)
 		kps_target_b(i);
 		atomic64_inc(&kps_calls_b);
 		kps_target_c(i);
-		if (!(++i & 63))
-			cond_resched();
+		kps_breathe(++i);
 	}
 	return 0;
 }
@@ -712,8 +725,7 @@ static int kps_fault_caller(void *data)
 		wrong += kps_fault_user(KPS_BAD_UPTR) != -EFAULT;
 		wrong += kps_fault_user(kps_good_uptr) != kps_good_uval;
 		atomic64_inc(&kps_xcalls);
-		if (!(++i & 63))
-			cond_resched();
+		kps_breathe(++i);
 	}
 	kthread_unuse_mm(mm);
 	if (wrong)
