@@ -59,7 +59,7 @@ qemu_cmd() {
 		;;
 	esac
 	QEMU+=(-smp "${KP_SMP:-2}" -m "${KP_MEM:-1024}" -no-reboot
-		-initrd "$KP_BUILD_OUT/initramfs.cpio")
+		-initrd "${KP_INITRD:-$KP_BUILD_OUT/initramfs.cpio}")
 	if [ -n "${KP_ICOUNT:-}" ]; then
 		QEMU+=(-icount shift=0,sleep=off)
 	fi
@@ -82,11 +82,18 @@ follow_console() {
 # reboot or for the timeout; the console is kept in out/logs/LOGNAME.
 # Returns 0, or 124 when the guest was killed by the timeout.
 guest_boot() {
-	local job=$1 name=$2 follow=$3 timeout rc qpid
+	local job=$1 name=$2 follow=$3 timeout rc qpid KP_INITRD=
 	shift 3
 	KP_CONSOLE=$KP_RESULTS/$name.console.log
 	timeout=${KP_TIMEOUT:-1800}
 	make_initramfs
+	# With KP_TOOLS_CPIO, the tools rootfs follows as a second archive,
+	# uncompressed: the kernel unpacks both into the same root, and
+	# decompressing hundreds of MB under TCG would cost minutes.
+	if [ -n "${KP_TOOLS_CPIO:-}" ]; then
+		KP_INITRD=$KP_BUILD_OUT/initramfs-tools.cpio
+		cat "$KP_BUILD_OUT/initramfs.cpio" "$KP_TOOLS_CPIO" >"$KP_INITRD"
+	fi
 	qemu_cmd "$job" "$@"
 	: >"$KP_CONSOLE"
 	echo "${QEMU[*]}" >"$KP_RESULTS/$name.qemu-cmdline"
@@ -126,10 +133,34 @@ guest_shell() {
 	"${QEMU[@]}" -nographic -serial mon:stdio
 }
 
+# The tools suite's boot: the initramfs with the tools rootfs after it, and
+# the memory to hold both while the kernel unpacks the second (about 260
+# MB) and to run bpftrace's LLVM.
+tools_boot() {
+	local a=$1 name rc=0
+	name=$(run_name tools)
+	KP_TOOLS_CPIO=$KP_WORK/tools-$a/tools.cpio KP_MEM=${KP_MEM:-2048} \
+		guest_boot test "$name" progress preempt=full kp.only=tools || rc=$?
+	rm -f "$KP_BUILD_OUT/initramfs-tools.cpio"
+	python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
+		--qemu-status "$rc" --json "$KP_RESULTS/$name.results.json" || true
+}
+
 # The whole test suite: the harness's own tests on the host, then one boot
-# per arch (and per config) running every guest suite.
+# per arch (and per config) running every guest suite; the tools suite,
+# when --only names it, in a boot of its own.
 run_tests() {
-	local a c results=() rc name json
+	local a c results=() rc name json only=$KP_ONLY want_tools= main=1 tools
+	# The main boot runs the suites other than tools: all of them, or
+	# those --only names.  The tools boot runs after it, unless --only
+	# leaves tools out.
+	if [ -z "$KP_ONLY" ]; then
+		want_tools=1
+	elif [[ ,$KP_ONLY, == *,tools,* ]]; then
+		want_tools=1
+		only=$(tr , '\n' <<<"$KP_ONLY" | grep -vx tools | paste -sd, || true)
+	fi
+	[ -z "$KP_ONLY" ] || { [ -n "$only" ] && KP_ONLY=$only guest_suites_wanted; } || main=
 	rm -f "$KP_RESULTS"/*.results.json
 	json=$KP_RESULTS/harness-selftest.results.json
 	stage "harness self-tests"
@@ -145,8 +176,13 @@ run_tests() {
 		done
 	fi
 	for a in $KP_ARCHES; do
+		tools=$want_tools
+		if [ -n "$tools" ] && ! tools_debarch "$a" >/dev/null; then
+			stage "tools: Debian $KP_TOOLS_SUITE has no $a packages of perf or bpftrace; the tools suite does not run on $a"
+			tools=
+		fi
 		# --only may name host checks that need no kernel of this arch.
-		arch_steps_wanted || continue
+		[ -n "$tools" ] || KP_ONLY=$only arch_steps_wanted || continue
 		# Names the results even when the build below fails.
 		build_vars "$KP_VARIANT" "$a" "$KP_DEBUG"
 		# In a subshell: a failed build fails this arch, not the whole run.
@@ -164,15 +200,28 @@ run_tests() {
 			harness_e2e "$KP_RESULTS/harness-e2e.results.json"
 			results+=("$KP_RESULTS/harness-e2e.results.json")
 		fi
-		host_checks_arch results "$a"
-		guest_suites_wanted || continue
-		name=$(run_name test)
-		rc=0
-		# Full preemption: the strictest model PREEMPT_DYNAMIC offers, and
-		# the one where a task can be preempted inside a boosted slot.
-		guest_boot test "$name" progress preempt=full ${KP_ONLY:+kp.only=$KP_ONLY} || rc=$?
-		python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
-			--qemu-status "$rc" --json "$KP_RESULTS/$name.results.json" || true
+		# "--only tools" asks for no host check ("none" names none).
+		KP_ONLY=${only:-${KP_ONLY:+none}} host_checks_arch results "$a"
+		if [ -n "$main" ]; then
+			name=$(run_name test)
+			rc=0
+			# Full preemption: the strictest model PREEMPT_DYNAMIC offers, and
+			# the one where a task can be preempted inside a boosted slot.
+			guest_boot test "$name" progress preempt=full ${only:+kp.only=$only} || rc=$?
+			python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
+				--qemu-status "$rc" --json "$KP_RESULTS/$name.results.json" || true
+			results+=("$KP_RESULTS/$name.results.json")
+		fi
+		[ -n "$tools" ] || continue
+		name=$(run_name tools)
+		rm -f "$KP_TMP/failed-step"
+		if ! (ensure_tools_rootfs "$a"); then
+			python3 "$KP_HARNESS/lib/ktap.py" failure "$name:rootfs" \
+				--why "$(take_failed_step "building the tools rootfs failed")" \
+				--json "$KP_RESULTS/$name.results.json"
+		else
+			tools_boot "$a"
+		fi
 		results+=("$KP_RESULTS/$name.results.json")
 	done
 	python3 "$KP_HARNESS/lib/ktap.py" total "${results[@]}"

@@ -4,6 +4,9 @@
 . /kp/lib.sh
 
 SUITES="kunit kunit-upstream samples modules users kselftest ftracetest stress"
+# tools needs the tools rootfs in the initramfs, which the host adds to a
+# boot of its own, with kp.only=tools.
+[ -n "$(cmdline_arg kp.only)" ] && SUITES="$SUITES tools"
 plan=
 for s in $SUITES; do suite_wanted "$s" && plan="$plan $s"; done
 say "# kp-plan:$plan"
