@@ -129,6 +129,8 @@ KP_PACKAGES=(
 	"sparse:sparse"
 	"python3-sphinx:sphinx-build"
 	"perl:perl"
+	"debian-archive-keyring:/usr/share/keyrings/debian-archive-keyring.gpg"
+	"binutils:readelf"
 )
 
 # Only for a riscv64 guest (--arch riscv64): its cross compiler and libc
