@@ -275,5 +275,10 @@ check "bpftrace: count maps: $SYNCS ksys_sync, $CALLS kptarget_func" \
 check "bpftrace: kretprobe retval histogram of kptarget_ret is exact" bt_hist_exact
 check "kprobes/list: as it was before the tools ran" list_as_before
 
+# For the record: what the tools printed.
+for f in $T/tmp/perf-stat.out $BT_OUT; do
+	[ -f $f ] && grep . $f | sed 's/^/# /' | to_kmsg
+done
+
 [ -n "$bt_pid" ] && kill -9 $bt_pid 2>/dev/null
 teardown >/dev/null 2>&1
