@@ -103,7 +103,7 @@ tools_check_libs() {
 # registry offers today, and this file (the package list and the layout).
 # Sets KP_TOOLS_CPIO.
 ensure_tools_rootfs() {
-	local arch=$1 debarch dir apt key pkgs p log t0
+	local arch=$1 debarch dir apt key pkgs p v f log t0
 	debarch=$(tools_debarch "$arch") ||
 		die "tools: Debian $KP_TOOLS_SUITE has no perf or bpftrace for $arch (x86_64 and arm64 only)"
 	dir=$KP_WORK/tools-$arch
@@ -139,15 +139,19 @@ ensure_tools_rootfs() {
 	for p in "${pkgs[@]}"; do
 		# apt-get download names files NAME_VERSION_ARCH.deb, with the
 		# version's epoch colon escaped as %3a.
-		p=$(ls "$dir/debs/${p%%=*}_$(sed 's/:/%3a/' <<<"${p#*=}")"_*.deb) &&
-			dpkg-deb -x "$p" "$dir/root.tmp/tools" ||
-			die "tools: extracting $p failed"
+		v=${p#*=}
+		f=$(ls "$dir/debs/${p%%=*}_${v//:/%3a}"_*.deb) ||
+			die "tools: $p was not downloaded (see $log)"
+		dpkg-deb -x "$f" "$dir/root.tmp/tools" || die "tools: extracting $f failed"
 	done
 	tools_merge_usr "$dir/root.tmp/tools"
 	# Globs, expanded in the rootfs.
+	# shellcheck disable=SC2068
 	(cd "$dir/root.tmp/tools" && rm -rf ${KP_TOOLS_PRUNE[@]})
-	[ -x "$dir/root.tmp/tools/usr/bin/perf" ] && [ -x "$dir/root.tmp/tools/usr/bin/bpftrace" ] ||
-		die "tools: the extracted packages hold no usr/bin/perf or usr/bin/bpftrace"
+	for p in perf bpftrace; do
+		[ -x "$dir/root.tmp/tools/usr/bin/$p" ] ||
+			die "tools: the extracted packages hold no usr/bin/$p"
+	done
 	tools_check_libs "$dir/root.tmp/tools" >>"$log" 2>&1 ||
 		die "tools: a library perf or bpftrace needs is missing: $(tail -n 1 "$log")"
 	(cd "$dir/root.tmp" && find tools | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) \

@@ -74,7 +74,7 @@ listed() {
 		enabled:*"[DISABLED]"*) fail "disabled while in use: $l" || return 1 ;;
 		esac
 	done
-	expect_eq "$(echo "$lines" | grep -c .)" "$(echo $2 | wc -w)" "lines for $1 in the list"
+	expect_eq "$(echo "$lines" | grep -c .)" "$(echo "$2" | wc -w)" "lines for $1 in the list"
 }
 
 not_listed() {	# func...
