@@ -88,8 +88,8 @@ guest_boot() {
 	timeout=${KP_TIMEOUT:-1800}
 	make_initramfs
 	# With KP_TOOLS_CPIO, the tools rootfs follows as a second archive,
-	# uncompressed: the kernel unpacks both into the same root, and
-	# decompressing hundreds of MB under TCG would cost minutes.
+	# uncompressed: the kernel unpacks both into the same root, and spends
+	# no TCG time decompressing hundreds of MB.
 	if [ -n "${KP_TOOLS_CPIO:-}" ]; then
 		KP_INITRD=$KP_BUILD_OUT/initramfs-tools.cpio
 		cat "$KP_BUILD_OUT/initramfs.cpio" "$KP_TOOLS_CPIO" >"$KP_INITRD"
