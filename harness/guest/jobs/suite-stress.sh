@@ -113,6 +113,14 @@ sleepers_miss_nothing() {
 		{ [ "$hits" -ge $SLEEPERS ] || fail "only $hits calls of do_nanosleep for $SLEEPERS sleeps"; }
 }
 
+# Kprobe handlers run in NMI context on a breakpoint trap, and the ring
+# buffer drops NMI writes where the arch has no NMI-safe cmpxchg (riscv in
+# 6.12, the base too): events fire and count, but are never recorded.
+ring_buffer_takes_nmi_events() {
+	[ -r /proc/config.gz ] || return 0
+	zcat /proc/config.gz | grep -qx 'CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG=y'
+}
+
 # faults SECONDS POST: the fault race of kpstress, with a kprobe event on
 # the same function whose fetch args read the same bad addresses as
 # strings (strncpy_from_user_nofault, strncpy_from_kernel_nofault): every
@@ -138,6 +146,12 @@ faults() {
 		"event hits/missed $ev, $(wc -l </tmp/faults.trace) in the trace"
 	expect_eq "$(cat $KPS/fault_failures)" 0 "broken rules (see the kernel log)" || return 1
 	expect_eq "$ev" "$(cat $KPS/fault_calls) 0" "kprobe event hits and misses" || return 1
+	if ! ring_buffer_takes_nmi_events; then
+		# The probes fired and were counted above; their records cannot
+		# be read back on this arch (see ring_buffer_takes_nmi_events).
+		say "# faults: the event's records are not checked: the ring buffer refuses NMI writes here"
+		return 0
+	fi
 	[ -s /tmp/faults.trace ] || fail "the kprobe event recorded nothing" || return 1
 	! grep -v 'ustr=(fault) kstr=(fault)' /tmp/faults.trace | head -n 3 | grep . ||
 		fail "the event read something at the bad addresses (lines above)"
