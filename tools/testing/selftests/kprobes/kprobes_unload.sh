@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Thousands of probes on one module: one register_kprobes() batch of 4096
-# breakpoints over the test module's 128 functions of nops, each fires
+# breakpoints over the test module's 32 functions of nops, each fires
 # once per call, the module unloads quickly under them and leaves them
 # all [GONE], and the prober then unregisters them all cleanly.
 KST_DIR=$(dirname "$0")
@@ -9,7 +9,7 @@ KST_DIR=$(dirname "$0")
 
 MOD=kprobes_st_target
 NR=4096
-PER_FUNC=32
+PER_FUNC=128
 # Seconds the unload may take.  It is a few milliseconds on a real
 # machine; this allows for slow emulators and debug kernels.
 UNLOAD_LIMIT=20
@@ -56,7 +56,7 @@ gone_ones_unregister() {
 kst_begin
 KST_BEFORE=$(kst_list_snapshot | md5sum)
 ktap_set_plan 4
-kst_check "$NR probes in one batch over 128 functions of a module are listed" register_many
+kst_check "$NR probes in one batch over 32 functions of a module are listed" register_many
 kst_check "each of them fires once per call" each_fires_once
 kst_check "the module unloads under them within $UNLOAD_LIMIT s and leaves $NR [GONE]" unload_under_them
 kst_check "the prober unregisters them all; the list is as before" gone_ones_unregister

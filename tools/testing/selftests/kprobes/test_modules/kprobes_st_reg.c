@@ -43,7 +43,7 @@ module_param(mode, charp, 0444);
 static unsigned long many[128];
 static int nr_many;
 module_param_array(many, ulong, &nr_many, 0444);
-static int per_func = 32;
+static int per_func = 128;
 module_param(per_func, int, 0444);
 static unsigned long hits;
 module_param(hits, ulong, 0444);
@@ -97,7 +97,7 @@ static int kst_reg_many(void)
 {
 	int i, ret;
 
-	if (nr_many <= 0 || per_func <= 0 || per_func > 48)
+	if (nr_many <= 0 || per_func <= 0 || per_func > 128)
 		return -EINVAL;
 	kst_reg_many_nr = nr_many * per_func;
 	kst_reg_many_kps = kvcalloc(kst_reg_many_nr, sizeof(*kst_reg_many_kps),

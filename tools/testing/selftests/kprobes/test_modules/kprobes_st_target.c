@@ -56,26 +56,56 @@ MODULE_PARM_DESC(trigger, "write N to call kst_target_func(N)");
  * probes on one module ("many" lists their addresses; writing anything to
  * "run_many" calls each once).  noipa keeps GCC from merging them.
  */
-#define KST_NR_MANY	128
-#define KST_MANY_NOPS	64
+#define KST_NR_MANY	32
+#define KST_MANY_NOPS	160
 
 #define KST_MANY_FN(n)							\
 static __attribute__((__noipa__)) void kst_many_##n(void)		\
 {									\
 	asm volatile(".rept " __stringify(KST_MANY_NOPS) "\n\tnop\n\t.endr"); \
 }
-#define KST_MANY_REF(n)	kst_many_##n,
-#define KST_MANY4(m, n)	m(n##0) m(n##1) m(n##2) m(n##3)
-#define KST_MANY16(m, n) KST_MANY4(m, n##0) KST_MANY4(m, n##1) \
-			 KST_MANY4(m, n##2) KST_MANY4(m, n##3)
-#define KST_MANY128(m)	KST_MANY16(m, 0) KST_MANY16(m, 1) KST_MANY16(m, 2) \
-			KST_MANY16(m, 3) KST_MANY16(m, 4) KST_MANY16(m, 5) \
-			KST_MANY16(m, 6) KST_MANY16(m, 7)
 
-KST_MANY128(KST_MANY_FN)
+KST_MANY_FN(0)
+KST_MANY_FN(1)
+KST_MANY_FN(2)
+KST_MANY_FN(3)
+KST_MANY_FN(4)
+KST_MANY_FN(5)
+KST_MANY_FN(6)
+KST_MANY_FN(7)
+KST_MANY_FN(8)
+KST_MANY_FN(9)
+KST_MANY_FN(10)
+KST_MANY_FN(11)
+KST_MANY_FN(12)
+KST_MANY_FN(13)
+KST_MANY_FN(14)
+KST_MANY_FN(15)
+KST_MANY_FN(16)
+KST_MANY_FN(17)
+KST_MANY_FN(18)
+KST_MANY_FN(19)
+KST_MANY_FN(20)
+KST_MANY_FN(21)
+KST_MANY_FN(22)
+KST_MANY_FN(23)
+KST_MANY_FN(24)
+KST_MANY_FN(25)
+KST_MANY_FN(26)
+KST_MANY_FN(27)
+KST_MANY_FN(28)
+KST_MANY_FN(29)
+KST_MANY_FN(30)
+KST_MANY_FN(31)
 
 static void (*const kst_many_fns[KST_NR_MANY])(void) = {
-	KST_MANY128(KST_MANY_REF)
+	kst_many_0, kst_many_1, kst_many_2, kst_many_3, kst_many_4,
+	kst_many_5, kst_many_6, kst_many_7, kst_many_8, kst_many_9,
+	kst_many_10, kst_many_11, kst_many_12, kst_many_13, kst_many_14,
+	kst_many_15, kst_many_16, kst_many_17, kst_many_18, kst_many_19,
+	kst_many_20, kst_many_21, kst_many_22, kst_many_23, kst_many_24,
+	kst_many_25, kst_many_26, kst_many_27, kst_many_28, kst_many_29,
+	kst_many_30, kst_many_31,
 };
 
 static unsigned long many[KST_NR_MANY];
