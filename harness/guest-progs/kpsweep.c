@@ -82,6 +82,16 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static unsigned long text_lo, text_hi, init_lo, init_hi;
+static size_t outside;
+
+static int in_named_text(unsigned long a)
+{
+	if (!text_hi)	/* no _etext in kallsyms: no way to tell */
+		return 1;
+	return (a >= text_lo && a < text_hi) || (a >= init_lo && a < init_hi);
+}
+
 /* Core kernel text symbols, one per address, padding symbols left out. */
 static int read_kallsyms(void)
 {
@@ -96,6 +106,14 @@ static int read_kallsyms(void)
 		mod[0] = 0;
 		if (sscanf(line, "%lx %c %127s %63s", &addr, &type, name, mod) < 3)
 			continue;
+		if (!strcmp(name, "_stext"))
+			text_lo = addr;
+		else if (!strcmp(name, "_etext"))
+			text_hi = addr;
+		else if (!strcmp(name, "_sinittext"))
+			init_lo = addr;
+		else if (!strcmp(name, "_einittext"))
+			init_hi = addr;
 		if ((type != 't' && type != 'T') || mod[0] || !addr)
 			continue;
 		if (!strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6))
@@ -114,9 +132,22 @@ static int read_kallsyms(void)
 	}
 	fclose(f);
 	qsort(fns, nr_fns, sizeof(*fns), by_addr);
-	for (i = j = 0; i < nr_fns; i++)
-		if (!j || fns[j - 1].addr != fns[i].addr)
-			fns[j++] = fns[i];
+	/*
+	 * One per address, and only inside the text kallsyms can name an
+	 * address in (_stext.._etext, _sinittext.._einittext): a probe
+	 * elsewhere (riscv's __pi_ copies, for one) is refused with ENOENT,
+	 * which trace_kprobe takes for a module not loaded yet and accepts
+	 * as a pending event that registers nothing.
+	 */
+	for (i = j = 0; i < nr_fns; i++) {
+		if (j && fns[j - 1].addr == fns[i].addr)
+			continue;
+		if (!in_named_text(fns[i].addr)) {
+			outside++;
+			continue;
+		}
+		fns[j++] = fns[i];
+	}
 	nr_fns = j;
 	return 0;
 }
@@ -199,9 +230,9 @@ int main(int argc, char **argv)
 	batch = calloc(bsize, sizeof(*batch));
 	if (!batch)
 		return 2;
-	printf("# kpsweep: %s events on %zu of %zu kernel functions (every %zu-th from %zu), %zu per batch, %us each\n",
+	printf("# kpsweep: %s events on %zu of %zu kernel functions (every %zu-th from %zu), %zu per batch, %us each; %zu outside the text kallsyms names left out\n",
 	       ret ? "kretprobe" : "kprobe", (nr_fns - first + stride - 1) / stride,
-	       nr_fns, stride, first, bsize, seconds);
+	       nr_fns, stride, first, bsize, seconds, outside);
 	fflush(stdout);
 	for (i = first, b = 0; i < nr_fns; b++) {
 		size_t listed, left;
