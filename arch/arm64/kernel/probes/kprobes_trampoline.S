@@ -22,23 +22,45 @@
 
 	.text
 
+/*
+ * \op (stp or ldp) the register pairs x2-x15 and x18-x29 at their pt_regs
+ * slots from \base.  x0/x1 and x16/x17 are left to the callers, which
+ * each treat them differently.
+ */
+	.macro	kp_x2_x15 op, base
+	\op	x2, x3, [\base, #S_X2]
+	\op	x4, x5, [\base, #S_X4]
+	\op	x6, x7, [\base, #S_X6]
+	\op	x8, x9, [\base, #S_X8]
+	\op	x10, x11, [\base, #S_X10]
+	\op	x12, x13, [\base, #S_X12]
+	\op	x14, x15, [\base, #S_X14]
+	.endm
+
+	.macro	kp_x18_x29 op, base
+	\op	x18, x19, [\base, #S_X18]
+	\op	x20, x21, [\base, #S_X20]
+	\op	x22, x23, [\base, #S_X22]
+	\op	x24, x25, [\base, #S_X24]
+	\op	x26, x27, [\base, #S_X26]
+	\op	x28, x29, [\base, #S_X28]
+	.endm
+
+/* \dst: a pstate for EL1h with the live condition flags and DAIF bits */
+	.macro	kp_el1h_pstate dst, tmp
+	mrs	\dst, nzcv
+	mrs	\tmp, daif
+	orr	\dst, \dst, \tmp
+	mov	\tmp, #PSR_MODE_EL1h
+	orr	\dst, \dst, \tmp
+	.endm
+
 SYM_CODE_START(__kretprobe_trampoline)
 	sub	sp, sp, #PT_REGS_SIZE
 	stp	x0, x1, [sp, #S_X0]
-	stp	x2, x3, [sp, #S_X2]
-	stp	x4, x5, [sp, #S_X4]
-	stp	x6, x7, [sp, #S_X6]
-	stp	x8, x9, [sp, #S_X8]
-	stp	x10, x11, [sp, #S_X10]
-	stp	x12, x13, [sp, #S_X12]
-	stp	x14, x15, [sp, #S_X14]
+	kp_x2_x15 stp, sp
 	stp	x16, x17, [sp, #S_X16]
-	stp	x18, x19, [sp, #S_X18]
-	stp	x20, x21, [sp, #S_X20]
-	stp	x22, x23, [sp, #S_X22]
-	stp	x24, x25, [sp, #S_X24]
-	stp	x26, x27, [sp, #S_X26]
-	stp	x28, x29, [sp, #S_X28]
+	kp_x18_x29 stp, sp
 
 	/* x30 and sp as the function left them */
 	add	x9, sp, #PT_REGS_SIZE
@@ -46,11 +68,7 @@ SYM_CODE_START(__kretprobe_trampoline)
 
 	/* pc: here; PSTATE: EL1h with the live flags and DAIF bits */
 	adr	x10, __kretprobe_trampoline
-	mrs	x11, nzcv
-	mrs	x12, daif
-	orr	x11, x11, x12
-	mov	x12, #PSR_MODE_EL1h
-	orr	x11, x11, x12
+	kp_el1h_pstate x11, x12
 	stp	x10, x11, [sp, #S_PC]
 
 	stp	x29, x10, [sp, #S_STACKFRAME]
@@ -61,20 +79,9 @@ SYM_CODE_START(__kretprobe_trampoline)
 	str	x0, [sp, #S_PC]
 
 	/* the return handlers may have changed any of these */
-	ldp	x2, x3, [sp, #S_X2]
-	ldp	x4, x5, [sp, #S_X4]
-	ldp	x6, x7, [sp, #S_X6]
-	ldp	x8, x9, [sp, #S_X8]
-	ldp	x10, x11, [sp, #S_X10]
-	ldp	x12, x13, [sp, #S_X12]
-	ldp	x14, x15, [sp, #S_X14]
+	kp_x2_x15 ldp, sp
 	ldp	x16, x17, [sp, #S_X16]
-	ldp	x18, x19, [sp, #S_X18]
-	ldp	x20, x21, [sp, #S_X20]
-	ldp	x22, x23, [sp, #S_X22]
-	ldp	x24, x25, [sp, #S_X24]
-	ldp	x26, x27, [sp, #S_X26]
-	ldp	x28, x29, [sp, #S_X28]
+	kp_x18_x29 ldp, sp
 	/* x30 becomes the real return address, as after a plain RET */
 	ldr	x30, [sp, #S_PC]
 	ldp	x0, x1, [sp, #S_X0]
@@ -111,39 +118,17 @@ SYM_FUNC_START(arm64_kprobe_run_insn)
 	and	x2, x2, #KPR_NZCV
 	msr	nzcv, x2
 	mov	x30, x1
-	ldp	x2, x3, [x0, #S_X2]
-	ldp	x4, x5, [x0, #S_X4]
-	ldp	x6, x7, [x0, #S_X6]
-	ldp	x8, x9, [x0, #S_X8]
-	ldp	x10, x11, [x0, #S_X10]
-	ldp	x12, x13, [x0, #S_X12]
-	ldp	x14, x15, [x0, #S_X14]
+	kp_x2_x15 ldp, x0
 	ldp	x16, x17, [x0, #S_X16]
-	ldp	x18, x19, [x0, #S_X18]
-	ldp	x20, x21, [x0, #S_X20]
-	ldp	x22, x23, [x0, #S_X22]
-	ldp	x24, x25, [x0, #S_X24]
-	ldp	x26, x27, [x0, #S_X26]
-	ldp	x28, x29, [x0, #S_X28]
+	kp_x18_x29 ldp, x0
 	ldp	x0, x1, [x0, #S_X0]
 	blr	x30
 
 	stp	x0, x1, [sp, #-16]!
 	ldr	x0, [sp, #16 + KPR_REGS]
-	stp	x2, x3, [x0, #S_X2]
-	stp	x4, x5, [x0, #S_X4]
-	stp	x6, x7, [x0, #S_X6]
-	stp	x8, x9, [x0, #S_X8]
-	stp	x10, x11, [x0, #S_X10]
-	stp	x12, x13, [x0, #S_X12]
-	stp	x14, x15, [x0, #S_X14]
+	kp_x2_x15 stp, x0
 	stp	x16, x17, [x0, #S_X16]
-	stp	x18, x19, [x0, #S_X18]
-	stp	x20, x21, [x0, #S_X20]
-	stp	x22, x23, [x0, #S_X22]
-	stp	x24, x25, [x0, #S_X24]
-	stp	x26, x27, [x0, #S_X26]
-	stp	x28, x29, [x0, #S_X28]
+	kp_x18_x29 stp, x0
 	ldp	x2, x3, [sp], #16
 	stp	x2, x3, [x0, #S_X0]
 	mrs	x2, nzcv
@@ -189,20 +174,9 @@ SYM_CODE_START(arch_kprobe_ftrace_caller)
 	bti	c
 	sub	sp, sp, #KPF_FRAME
 	stp	x0, x1, [sp, #S_X0]
-	stp	x2, x3, [sp, #S_X2]
-	stp	x4, x5, [sp, #S_X4]
-	stp	x6, x7, [sp, #S_X6]
-	stp	x8, x9, [sp, #S_X8]
-	stp	x10, x11, [sp, #S_X10]
-	stp	x12, x13, [sp, #S_X12]
-	stp	x14, x15, [sp, #S_X14]
+	kp_x2_x15 stp, sp
 	stp	x16, x17, [sp, #S_X16]
-	stp	x18, x19, [sp, #S_X18]
-	stp	x20, x21, [sp, #S_X20]
-	stp	x22, x23, [sp, #S_X22]
-	stp	x24, x25, [sp, #S_X24]
-	stp	x26, x27, [sp, #S_X26]
-	stp	x28, x29, [sp, #S_X28]
+	kp_x18_x29 stp, sp
 
 	/* x30 as the function has it, and the site's sp */
 	add	x10, sp, #KPF_FRAME
@@ -210,11 +184,7 @@ SYM_CODE_START(arch_kprobe_ftrace_caller)
 
 	/* pc: the site; pstate: EL1h with the live flags and DAIF bits */
 	sub	x11, x30, #AARCH64_INSN_SIZE
-	mrs	x12, nzcv
-	mrs	x13, daif
-	orr	x12, x12, x13
-	mov	x13, #PSR_MODE_EL1h
-	orr	x12, x12, x13
+	kp_el1h_pstate x12, x13
 	stp	x11, x12, [sp, #S_PC]
 
 	/*
@@ -230,20 +200,9 @@ SYM_CODE_START(arch_kprobe_ftrace_caller)
 	bl	arm64_kprobe_ftrace_hit
 
 	ldp	x0, x1, [sp, #S_X0]
-	ldp	x2, x3, [sp, #S_X2]
-	ldp	x4, x5, [sp, #S_X4]
-	ldp	x6, x7, [sp, #S_X6]
-	ldp	x8, x9, [sp, #S_X8]
-	ldp	x10, x11, [sp, #S_X10]
-	ldp	x12, x13, [sp, #S_X12]
-	ldp	x14, x15, [sp, #S_X14]
+	kp_x2_x15 ldp, sp
 	ldr	x17, [sp, #S_X16 + 8]
-	ldp	x18, x19, [sp, #S_X18]
-	ldp	x20, x21, [sp, #S_X20]
-	ldp	x22, x23, [sp, #S_X22]
-	ldp	x24, x25, [sp, #S_X24]
-	ldp	x26, x27, [sp, #S_X26]
-	ldp	x28, x29, [sp, #S_X28]
+	kp_x18_x29 ldp, sp
 	ldr	x30, [sp, #S_LR]
 	ldr	x16, [sp, #S_PC]
 	add	sp, sp, #KPF_FRAME
