@@ -249,65 +249,29 @@ static int bench_kretprobe(bool nt)
 	return 0;
 }
 
-/* One probe in the target, then NR_CROWD more registered after it. */
-static int bench_crowd(int offset)
+/*
+ * Where the @i-th probe of a batch goes: nop 16 on of its function, past
+ * whatever the compiler put before the nops.  A crowd fills kpbench_pad;
+ * a spread puts PER_FUNC in each generated function.
+ */
+static kprobe_opcode_t *batch_addr(int i, bool spread)
 {
-	struct kprobe kp = {
-		.symbol_name = "kpbench_target",
-		.offset = offset,
-		.pre_handler = count_pre,
-	};
-	struct kprobe *crowd, **list;
-	u64 bare, probed, t_reg, t_unreg, t0;
-	char extra[96];
-	int i, err;
+	unsigned long fn = (unsigned long)kpbench_pad;
+	int nop = i;
 
-	crowd = kvcalloc(NR_CROWD, sizeof(*crowd), GFP_KERNEL);
-	list = kvcalloc(NR_CROWD, sizeof(*list), GFP_KERNEL);
-	if (!crowd || !list) {
-		err = -ENOMEM;
-		goto out;
+	if (spread) {
+		fn = (unsigned long)kpbench_pads[i / PER_FUNC];
+		nop = i % PER_FUNC;
 	}
-	for (i = 0; i < NR_CROWD; i++) {
-		/* nop i + 16: past whatever the compiler put before the nops */
-		crowd[i].addr = (kprobe_opcode_t *)((unsigned long)kpbench_pad +
-						    (i + 16) * NOP_BYTES);
-		crowd[i].pre_handler = count_pre;
-		list[i] = &crowd[i];
-	}
-	bare = time_calls();
-	err = register_kprobe(&kp);
-	if (err)
-		goto out;
-	t0 = ktime_get_ns();
-	err = register_kprobes(list, NR_CROWD);
-	t_reg = ktime_get_ns() - t0;
-	if (err) {
-		pr_err("kpbench: register_kprobes(%d) failed: %d\n", NR_CROWD, err);
-		unregister_kprobe(&kp);
-		goto out;
-	}
-	pre_hits = 0;
-	probed = time_calls();
-	t0 = ktime_get_ns();
-	unregister_kprobes(list, NR_CROWD);
-	t_unreg = ktime_get_ns() - t0;
-	snprintf(extra, sizeof(extra), " register_us=%llu unregister_us=%llu",
-		 t_reg / 1000, t_unreg / 1000);
-	report(patch_mode(&kp), bare, probed, pre_hits / NR_REPEAT, extra);
-	unregister_kprobe(&kp);
-out:
-	kvfree(list);
-	kvfree(crowd);
-	return err;
+	return (kprobe_opcode_t *)(fn + (nop + 16) * NOP_BYTES);
 }
 
 /*
- * One probe in the target, then @nr more in one register_kprobes() batch,
- * PER_FUNC in each of the first @nr / PER_FUNC generated functions.  The
- * hit cost is the target's, with all of them registered.
+ * One probe in the target, then @nr more in one register_kprobes() batch
+ * (see batch_addr()).  The hit cost is the target's, with all of them
+ * registered; the batch's register and unregister times are reported.
  */
-static int bench_spread(int offset, int nr)
+static int bench_batch(int offset, int nr, bool spread)
 {
 	struct kprobe kp = {
 		.symbol_name = "kpbench_target",
@@ -316,7 +280,6 @@ static int bench_spread(int offset, int nr)
 	};
 	struct kprobe *crowd, **list;
 	u64 bare, probed, t_reg, t_unreg, t0;
-	unsigned long fn;
 	char extra[96];
 	int i, err;
 
@@ -327,10 +290,7 @@ static int bench_spread(int offset, int nr)
 		goto out;
 	}
 	for (i = 0; i < nr; i++) {
-		fn = (unsigned long)kpbench_pads[i / PER_FUNC];
-		/* nop 16 on: past whatever the compiler put before the nops */
-		crowd[i].addr = (kprobe_opcode_t *)(fn + (i % PER_FUNC + 16) *
-						    NOP_BYTES);
+		crowd[i].addr = batch_addr(i, spread);
 		crowd[i].pre_handler = count_pre;
 		list[i] = &crowd[i];
 	}
@@ -342,7 +302,8 @@ static int bench_spread(int offset, int nr)
 	err = register_kprobes(list, nr);
 	t_reg = ktime_get_ns() - t0;
 	if (err) {
-		pr_err("kpbench: register_kprobes(%d spread) failed: %d\n", nr, err);
+		pr_err("kpbench: register_kprobes(%d%s) failed: %d\n", nr,
+		       spread ? " spread" : "", err);
 		unregister_kprobe(&kp);
 		goto out;
 	}
@@ -384,11 +345,11 @@ static int __init kpbench_init(void)
 	if (!strcmp(kind, "optret"))
 		return bench_kretprobe(true);
 	if (!strcmp(kind, "crowd"))
-		return bench_crowd(off);
+		return bench_batch(off, NR_CROWD, false);
 	if (!strcmp(kind, "spread"))
-		return bench_spread(off, NR_SPREAD);
+		return bench_batch(off, NR_SPREAD, true);
 	if (!strcmp(kind, "spread16k"))
-		return bench_spread(off, NR_SPREAD_BIG);
+		return bench_batch(off, NR_SPREAD_BIG, true);
 	pr_err("kpbench: unknown kind '%s'\n", kind);
 	return -EINVAL;
 }
