@@ -2,6 +2,8 @@
 # The patch series: one patch per project commit that changes the composed
 # kernel tree, in history order.  Commits that only touch the harness are
 # left out; "fixup! <subject>" commits are folded into the patch they name.
+# A fixup's paragraphs that start with "checkpatch:" go into the message of
+# the patch it is folded into (see series_message).
 # shellcheck shell=bash
 
 KP_SERIES_OUT=$KP_ROOT/out/series
@@ -19,9 +21,14 @@ series_plan() {
 	prev=$(git -C "$KP_BASE_SRC" rev-parse 'base^{tree}')
 	for rev in $revs; do
 		tree=$(compose_tree "$rev")
-		[ "$tree" = "$prev" ] && continue
-		prev=$tree
 		subject=$(git -C "$KP_BASE_SRC" log -1 --format=%s "$rev")
+		# A fixup that only justifies a checkpatch warning changes no
+		# file but still counts.
+		if [ "$tree" = "$prev" ] && ! { [[ $subject == "fixup! "* ]] &&
+			series_checkpatch_notes "$rev" | grep -q .; }; then
+			continue
+		fi
+		prev=$tree
 		if [[ $subject == "fixup! "* ]]; then
 			target=${patch_of[${subject#fixup! }]:-}
 			[ -n "$target" ] || die "$rev: '$subject' names no earlier patch"
@@ -56,12 +63,14 @@ series_linear() {
 }
 
 # One commit with the project commit's author, date and message, and a
-# Signed-off-by of its author when the message lacks one.
+# Signed-off-by of its author when the message lacks one.  Further
+# arguments are the fixups folded into it, for series_message.
 series_commit() {
 	local rev=$1 tree=$2 parent=$3 msg an ae ad cn ce cd
+	shift 3
 	IFS=$'\x1f' read -r an ae ad cn ce cd < <(git -C "$KP_BASE_SRC" log -1 \
 		--format='%an%x1f%ae%x1f%aI%x1f%cn%x1f%ce%x1f%cI' "$rev")
-	msg=$(git -C "$KP_BASE_SRC" log -1 --format=%B "$rev")
+	msg=$(series_message "$rev" "$@")
 	grep -q "^Signed-off-by: " <<<"$msg" ||
 		msg=$(printf '%s\n\nSigned-off-by: %s <%s>\n' "$msg" "$an" "$ae")
 	GIT_AUTHOR_NAME=$an GIT_AUTHOR_EMAIL=$ae GIT_AUTHOR_DATE=$ad \
@@ -69,12 +78,49 @@ series_commit() {
 		git -C "$KP_BASE_SRC" commit-tree "$tree" -p "$parent" -m "$msg"
 }
 
+# The paragraphs of commit REV's body that start with "checkpatch:",
+# separated by blank lines.
+series_checkpatch_notes() {
+	git -C "$KP_BASE_SRC" log -1 --format=%b "$1" |
+		awk 'BEGIN { RS = "" } /^checkpatch:/ { printf "%s%s\n", n++ ? "\n" : "", $0 }'
+}
+
+# The message of patch REV with its fixups FIXUP... folded in.  Their
+# "checkpatch:" paragraphs (the warnings the folded patch still carries,
+# named and justified) replace the patch's own paragraphs that start with
+# "checkpatch", which describe the patch as it was before its fixups; a
+# paragraph of just "checkpatch: clean." drops those and adds nothing.
+# They go before a Signed-off-by the message already has.
+series_message() {
+	local rev=$1 f notes=
+	shift
+	for f in "$@"; do
+		notes+=$(series_checkpatch_notes "$f")$'\n\n'
+	done
+	git -C "$KP_BASE_SRC" log -1 --format=%B "$rev" |
+		NOTES=$notes awk 'BEGIN { RS = ""; ORS = "\n\n"
+			n = split(ENVIRON["NOTES"], note, /\n\n+/)
+			for (i = 1; i <= n; i++) {
+				if (note[i] == "")
+					continue
+				replace = 1
+				if (note[i] != "checkpatch: clean.")
+					add[++nadd] = note[i]
+			}
+		}
+		function flush() { for (i = 1; i <= nadd; i++) print add[i]; nadd = 0 }
+		replace && /^checkpatch/ { next }
+		/^Signed-off-by: / { flush() }
+		{ print }
+		END { flush() }'
+}
+
 # With fixups, each patch is its own change plus the changes of the fixups
 # that name it, applied in order in a scratch index.  A change is the
 # difference between a plan entry's composed tree and the one before it.
 series_fold() {
 	local plan=$1 rev tree action target i j head
-	local -a revs trees actions targets
+	local -a revs trees actions targets folded
 	while read -r rev tree action target; do
 		revs+=("$rev") trees+=("$tree") actions+=("$action") targets+=("${target:-}")
 	done <"$plan"
@@ -84,11 +130,14 @@ series_fold() {
 	for i in "${!revs[@]}"; do
 		[ "${actions[$i]}" = pick ] || continue
 		series_pick "$i" || die "patch ${revs[$i]} does not apply after folding fixups"
+		folded=()
 		for j in "${!revs[@]}"; do
 			[ "${actions[$j]}" = fixup ] && [ "${targets[$j]}" = "${revs[$i]}" ] || continue
 			series_pick "$j" || die "fixup ${revs[$j]} does not apply on its patch"
+			folded+=("${revs[$j]}")
 		done
-		head=$(series_commit "${revs[$i]}" "$(git -C "$KP_BASE_SRC" write-tree)" "$head")
+		head=$(series_commit "${revs[$i]}" "$(git -C "$KP_BASE_SRC" write-tree)" "$head" \
+			"${folded[@]}")
 	done
 	unset GIT_INDEX_FILE
 	echo "$head"
@@ -103,7 +152,7 @@ series_pick() {
 		before=${trees[$((i - 1))]}
 	fi
 	git -C "$KP_BASE_SRC" diff --binary "$before" "${trees[$i]}" |
-		git -C "$KP_BASE_SRC" apply --cached --3way -
+		git -C "$KP_BASE_SRC" apply --cached --3way --allow-empty -
 }
 
 write_series() {

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Self-test of "kp series" on a scratch project that shares this
 # checkout's base: harness-only commits are left out, a fixup is folded
-# into its patch, Signed-off-by and base-commit are present, and a commit
+# into its patch with its "checkpatch:" paragraph (also from a fixup that
+# changes no file), Signed-off-by and base-commit are present, and a commit
 # that changes the kernel tree without a kernel-style subject is refused.
 . "$(dirname "$0")/scratch.sh"
 mkdir -p kernel samples/kprobes
@@ -15,7 +16,10 @@ cp "$base/samples/kprobes/kprobe_example.c" samples/kprobes/
 echo "/* sample */" >>samples/kprobes/kprobe_example.c
 git add samples && git commit -qm "samples/kprobes: second change"
 echo "/* folded */" >>kernel/kprobes.c
-git commit -qam "fixup! kprobes: first change"
+git commit -qam "fixup! kprobes: first change" -m "Not for the patch." \
+	-m "checkpatch: a folded note."
+git commit -q --allow-empty -m "fixup! samples/kprobes: second change" \
+	-m "checkpatch: a note without a change."
 echo samples/kprobes/kretprobe_example.c >harness/removed-files
 git add harness && git commit -qm "samples/kprobes: drop the kretprobe example"
 mkdir -p x/init y/init
@@ -37,6 +41,13 @@ grep -q '^+/\* patched \*/' "$s"/0004-init-a-small-patch-*.patch
 grep -q '^+/\* first \*/' "$s"/0001-*.patch
 grep -q '^+/\* folded \*/' "$s"/0001-*.patch || { echo "fixup not folded into 0001"; exit 1; }
 grep -q '^Signed-off-by: Self Test <selftest@example.org>' "$s"/0002-*.patch
+grep -q '^checkpatch: a folded note\.' "$s"/0001-*.patch || { echo "fixup's note not in 0001"; exit 1; }
+if grep -q 'Not for the patch' "$s"/0001-*.patch; then
+	echo "a fixup's other paragraphs went into 0001"
+	exit 1
+fi
+grep -q '^checkpatch: a note without a change\.' "$s"/0002-*.patch ||
+	{ echo "a fixup with only a note was dropped"; exit 1; }
 grep -q "^base-commit: $(git -C "$base" rev-parse base)" "$s"/0000-cover-letter.patch
 ! grep -q 'SUBJECT HERE\|BLURB HERE' "$s"/0000-cover-letter.patch
 grep -q '^From: Self Test <selftest@example.org>' "$s"/0000-cover-letter.patch
