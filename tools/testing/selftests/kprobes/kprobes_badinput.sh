@@ -49,7 +49,10 @@ row() {
 	before=$(kst_list_snapshot | md5sum)
 	case $how in
 	reg) got=$(kst_reg "$@"); lsmod | grep -q '^kprobes_st_reg ' && rmmod kprobes_st_reg ;;
-	event) got=$(kst_event "$*"); grep -q '^[pr][0-9]*:kst/bad ' "$EVENTS" && kst_event_drop kst/bad ;;
+	event)
+		got=$(kst_event "$*")
+		grep -q '^[pr][0-9]*:kst/bad ' "$EVENTS" && kst_event_drop kst/bad
+		;;
 	esac
 	after=$(kst_list_snapshot | md5sum)
 	if [ "$got" != "$want" ]; then
@@ -89,7 +92,8 @@ entry_off=$(kst_event "p:kst/entry $FUNC" >/dev/null; grep -E "  $FUNC\+0x[0-9a-
 	head -n 1 | sed -E 's/.*\+0x([0-9a-f]+) .*/\1/'; kst_event_drop kst/entry)
 body=$(kst_body_offset $FUNC $((0x${entry_off:-0} + 1)))
 data=$(kst_param kprobes_st_target data_addr)
-kst_log "entry text at ${entry:-?}, noinstr text at ${noinstr:-?}, kprobes' own ${own:-?}, $FUNC+${body:-?}"
+kst_log "entry text at ${entry:-?}, noinstr text at ${noinstr:-?}," \
+	"kprobes' own ${own:-?}, $FUNC+${body:-?}"
 # Unloaded, the target's text and data are no longer the kernel's.
 if [ -n "$entry" ]; then entry_want=EINVAL; else entry_want=; fi
 if [ -n "$noinstr" ]; then noinstr_want=EINVAL; else noinstr_want=; fi
@@ -119,9 +123,12 @@ row "register: module init text after init" ENOENT reg symbol=kst_target_init
 row "register: both a symbol and an address" EINVAL reg symbol=$FUNC addr=0x$(kst_sym $FUNC)
 row "register: the same kprobe twice" EINVAL reg symbol=$FUNC mode=twice
 row "unregister: probes never registered" OK reg symbol=$FUNC mode=never
-row "register: a kretprobe off the function entry" EINVAL reg kind=kretprobe symbol=$FUNC offset=$body
-row "register: a kretprobe with data_size too large" E2BIG reg kind=kretprobe symbol=$FUNC data_size=8192
-row "register_kprobes: a bad probe in a batch undoes the good one" ENOENT reg symbol=kst_no_such_function mode=batch
+row "register: a kretprobe off the function entry" EINVAL \
+	reg kind=kretprobe symbol=$FUNC offset=$body
+row "register: a kretprobe with data_size too large" E2BIG \
+	reg kind=kretprobe symbol=$FUNC data_size=8192
+row "register_kprobes: a bad probe in a batch undoes the good one" ENOENT \
+	reg symbol=kst_no_such_function mode=batch
 # Last: the base kernel oopses here.  Its failed second registration
 # frees the kretprobe's rethook, and unregistering it then crashes.
 row "register: the same kretprobe twice" EINVAL reg kind=kretprobe symbol=$FUNC mode=twice

@@ -97,16 +97,29 @@ knob_refuses_garbage() {
 events_gone_from_list() {
 	kst_event_drop kst/entry && kst_event_drop kst/ret &&
 		[ "$(grep -cE "  $TARGET\+$OFF " $LIST)" = "$KST_OTHERS" ] ||
-		{ kst_log "probes on $TARGET left:"; grep "  $TARGET+" $LIST | sed 's/^/#   /'; return 1; }
+		{
+			kst_log "probes on $TARGET left:"
+			grep "  $TARGET+" $LIST | sed 's/^/#   /'
+			return 1
+		}
 }
 
 blacklist_format() {
 	bad=$(grep -cvE '^0x[0-9a-f]{8,16}-0x[0-9a-f]{8,16}	[^ ]+$' $BLACKLIST)
-	[ "$bad" = 0 ] || { kst_log "$bad lines of $BLACKLIST are not 0xSTART-0xEND<tab>SYMBOL"; return 1; }
+	if [ "$bad" != 0 ]; then
+		kst_log "$bad lines of $BLACKLIST are not 0xSTART-0xEND<tab>SYMBOL"
+		return 1
+	fi
 	# As strings: awk may read 0x... as a number, and lose its low bits.
-	awk -F'[-\t]' '{ a = $1 ""; b = $2 ""; if (length(a) != length(b) || !(a < b)) { print; n++ } }
+	awk -F'[-\t]' '{ a = $1 ""; b = $2 "" }
+		length(a) != length(b) || !(a < b) { print; n++ }
 		END { exit n > 0 }' $BLACKLIST >/tmp/kst-bl.$$ ||
-		{ kst_log "ranges that do not start below their end:"; sed 's/^/#   /' /tmp/kst-bl.$$; rm -f /tmp/kst-bl.$$; return 1; }
+		{
+			kst_log "ranges that do not start below their end:"
+			sed 's/^/#   /' /tmp/kst-bl.$$
+			rm -f /tmp/kst-bl.$$
+			return 1
+		}
 	rm -f /tmp/kst-bl.$$
 }
 
@@ -149,18 +162,31 @@ optimized_flag_follows_sysctl() {
 		kst_event_drop kst/body
 		off=$((off + 1))
 	done
-	[ -n "$off" ] || { kst_log "no probe in the first 64 bytes of $TARGET was optimized"; return 1; }
+	if [ -z "$off" ]; then
+		kst_log "no probe in the first 64 bytes of $TARGET was optimized"
+		return 1
+	fi
 	kst_log "$TARGET+$off optimized"
 	echo 0 >$SYSCTL
-	grep -q "^$a .*\[OPTIMIZED\]" $LIST && { kst_log "still [OPTIMIZED] with $SYSCTL at 0"; return 1; }
+	if grep -q "^$a .*\[OPTIMIZED\]" $LIST; then
+		kst_log "still [OPTIMIZED] with $SYSCTL at 0"
+		return 1
+	fi
 	echo 1 >$SYSCTL
 	i=0
 	while [ $i -lt 20 ] && ! grep -q "^$a .*\[OPTIMIZED\]" $LIST; do
 		sleep 0.5
 		i=$((i + 1))
 	done
-	grep -q "^$a .*\[OPTIMIZED\]" $LIST || { kst_log "not optimized again with $SYSCTL back at 1"; return 1; }
+	if ! grep -q "^$a .*\[OPTIMIZED\]" $LIST; then
+		kst_log "not optimized again with $SYSCTL back at 1"
+		return 1
+	fi
 	kst_event_drop kst/body
+}
+
+sysctl_then_flag() {
+	sysctl_values && optimized_flag_follows_sysctl
 }
 
 kst_setup
@@ -186,8 +212,8 @@ kst_check "blacklist lines are 0xSTART-0xEND<tab>SYMBOL" blacklist_format
 kst_check "blacklist names the core's NOKPROBE_SYMBOL functions" blacklist_names_nokprobe_functions
 kst_check "a probe on a blacklisted function is refused with EINVAL" blacklisted_function_refused
 if [ -f $SYSCTL ]; then
-	sysctl_values && optimized_flag_follows_sysctl
-	kst_check "debug.kprobes-optimization: 0/1, EINVAL otherwise, [OPTIMIZED] follows it" [ $? = 0 ]
+	kst_check "debug.kprobes-optimization: 0/1, EINVAL otherwise, [OPTIMIZED] follows it" \
+		sysctl_then_flag
 else
 	ktap_test_skip "debug.kprobes-optimization: kernel without CONFIG_OPTPROBES"
 fi

@@ -22,12 +22,18 @@ kst_log() {
 kst_setup() {
 	[ "$(id -u)" = 0 ] || { ktap_skip_all "must be run as root"; exit "$KSFT_SKIP"; }
 	[ -d $KST_DEBUGFS/kprobes ] || mount -t debugfs none $KST_DEBUGFS 2>/dev/null
-	[ -f $LIST ] || { ktap_skip_all "no $LIST: kernel without CONFIG_KPROBES or CONFIG_DEBUG_FS"; exit "$KSFT_SKIP"; }
+	if [ ! -f $LIST ]; then
+		ktap_skip_all "no $LIST: kernel without CONFIG_KPROBES or CONFIG_DEBUG_FS"
+		exit "$KSFT_SKIP"
+	fi
 	TRACING=/sys/kernel/tracing
 	[ -f $TRACING/kprobe_events ] || mount -t tracefs none $TRACING 2>/dev/null
 	[ -f $TRACING/kprobe_events ] || TRACING=$KST_DEBUGFS/tracing
 	EVENTS=$TRACING/kprobe_events
-	[ -x "$TRY" ] || { ktap_skip_all "$TRY is not built: run make in $KST_DIR"; exit "$KSFT_SKIP"; }
+	if [ ! -x "$TRY" ]; then
+		ktap_skip_all "$TRY is not built: run make in $KST_DIR"
+		exit "$KSFT_SKIP"
+	fi
 	KST_ORIG_KNOB=$(cat $KNOB)
 	KST_ORIG_SYSCTL=
 	[ -f $SYSCTL ] && KST_ORIG_SYSCTL=$(cat $SYSCTL)

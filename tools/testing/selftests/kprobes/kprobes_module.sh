@@ -29,7 +29,8 @@ event_on_module() {
 
 second_probe_aggregates() {
 	kst_expect OK "$(kst_reg symbol=$FUNC)" "registering a kprobe on $FUNC" || return 1
-	kst_expect 2 "$(grep -cE "  $FUNC\+$OFF  $MOD " $LIST)" "lines for $FUNC in the list" || return 1
+	n=$(grep -cE "  $FUNC\+$OFF  $MOD " $LIST)
+	kst_expect 2 "$n" "lines for $FUNC in the list" || return 1
 	h=$(kst_param kprobes_st_reg hits)
 	kst_trigger 1
 	kst_expect $((h + 1)) "$(kst_param kprobes_st_reg hits)" "hits of the registered kprobe" &&
@@ -47,7 +48,10 @@ unload_marks_gone() {
 	rmmod $MOD || return 1
 	kst_expect 2 "$(gone_lines)" "[GONE] lines at $FADDR, where $FUNC was" ||
 		{ sed 's/^/#   /' $LIST; return 1; }
-	grep -q "kst/mfunc" "$EVENTS" || { kst_log "the event went away with the module"; return 1; }
+	if ! grep -q "kst/mfunc" "$EVENTS"; then
+		kst_log "the event went away with the module"
+		return 1
+	fi
 }
 
 reload_rearms_event() {
@@ -64,19 +68,24 @@ gone_probe_unregisters() {
 
 init_text_probe() {
 	rmmod $MOD || return 1
-	kst_expect OK "$(kst_event "p:kst/minit $MOD:kst_target_init")" "p:kst/minit $MOD:kst_target_init" &&
+	ev="p:kst/minit $MOD:kst_target_init"
+	kst_expect OK "$(kst_event "$ev")" "$ev" &&
 		kst_event_enable kst/minit 1 &&
 		kst_load_target || return 1
 	kst_expect 1 "$(kst_event_hits minit)" "hits of the probe on the init function" || return 1
 	# The init text is gone; its probe must not stay armed there.
-	grep "kst_target_init" $LIST | grep -qv '\[GONE\]' &&
-		{ kst_log "the init function's probe is still live:"; grep kst_target_init $LIST | sed 's/^/#   /'; return 1; }
+	if grep "kst_target_init" $LIST | grep -qv '\[GONE\]'; then
+		kst_log "the init function's probe is still live:"
+		grep kst_target_init $LIST | sed 's/^/#   /'
+		return 1
+	fi
 	return 0
 }
 
 all_gone_at_the_end() {
 	kst_event_drop kst/minit && kst_event_drop kst/mfunc && rmmod $MOD || return 1
-	kst_expect "$KST_BEFORE" "$(kst_list_snapshot | md5sum)" "the list, compared with before the test"
+	kst_expect "$KST_BEFORE" "$(kst_list_snapshot | md5sum)" \
+		"the list, compared with before the test"
 }
 
 kst_begin events
