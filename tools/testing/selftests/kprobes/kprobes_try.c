@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#include "../kselftest.h"
+
 #define NAME(e) { e, #e }
 
 static const struct {
@@ -36,7 +38,7 @@ static int report(int ret)
 		puts("OK");
 		return 0;
 	}
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		if (names[i].err == errno) {
 			puts(names[i].name);
 			return 0;
