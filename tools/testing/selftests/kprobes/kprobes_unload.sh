@@ -34,7 +34,8 @@ register_many() {
 each_fires_once() {
 	h=$(kst_param kprobes_st_reg hits)
 	echo 1 >/sys/module/$MOD/parameters/run_many || return 1
-	kst_expect $((h + NR)) "$(kst_param kprobes_st_reg hits)" "hits after one call of each function"
+	kst_expect $((h + NR)) "$(kst_param kprobes_st_reg hits)" \
+		"hits after one call of each function"
 }
 
 unload_under_them() {
@@ -50,7 +51,8 @@ unload_under_them() {
 
 gone_ones_unregister() {
 	rmmod kprobes_st_reg || return 1
-	kst_expect "$KST_BEFORE" "$(kst_list_snapshot | md5sum)" "the list, compared with before the test"
+	kst_expect "$KST_BEFORE" "$(kst_list_snapshot | md5sum)" \
+		"the list, compared with before the test"
 }
 
 kst_begin
@@ -58,6 +60,7 @@ KST_BEFORE=$(kst_list_snapshot | md5sum)
 ktap_set_plan 4
 kst_check "$NR probes in one batch over 32 functions of a module are listed" register_many
 kst_check "each of them fires once per call" each_fires_once
-kst_check "the module unloads under them within $UNLOAD_LIMIT s and leaves $NR [GONE]" unload_under_them
+kst_check "the module unloads under them within $UNLOAD_LIMIT s and leaves $NR [GONE]" \
+	unload_under_them
 kst_check "the prober unregisters them all; the list is as before" gone_ones_unregister
 ktap_finished
