@@ -27,6 +27,7 @@
 #include <asm/text-patching.h>
 
 #include "../../../../kernel/kprobes_internal.h"
+#include "kprobes_opt_kunit.h"
 
 enum {
 	KPO_PLAIN,	/* add, add: a region of six bytes */
@@ -53,16 +54,6 @@ extern const s32 kpo_offsets[KPO_NR];
 static DEFINE_STATIC_KEY_FALSE(kpo_jl_key);
 static DEFINE_STATIC_KEY_FALSE(kpo_jlt_key);
 
-u32 kpo_plain(u32 x);		/* x + 7 */
-u32 kpo_other(u32 x);		/* x + 7 */
-u32 kpo_edge(u32 x);		/* x + 6 */
-u32 kpo_jumpin(u32 x);		/* x ? x + 3 : 2 */
-u32 kpo_indirect(u32 x);	/* x + 3 */
-u32 kpo_extable(const u32 *p);	/* *p, or 0xdead if it faults */
-u32 kpo_fixup(const u32 *p);	/* *p + 3, or 0xdead + 2 if it faults */
-u32 kpo_jl(u32 x);		/* x + 3, or x + 101 with the key on */
-u32 kpo_call(u32 x);		/* x + 3 */
-void kpo_copy(void *dst, const void *src, unsigned long n);
 void kpo_regs(unsigned long *out);
 u32 kpo_long(u32 x);		/* x + 0x1000 */
 u32 kpo_jlt(u32 x);		/* x + 3, or x + 2 with the key on */
@@ -199,29 +190,54 @@ asm(".pushsection .text, \"ax\"\n"
 	".globl kpo_regs\n"
 	".type kpo_regs, @function\n"
 	"kpo_regs:\n\t"
-	"push %rbx\n\t" "push %rbp\n\t" "push %r12\n\t"
-	"push %r13\n\t" "push %r14\n\t" "push %r15\n\t"
+	"push %rbx\n\t"
+	"push %rbp\n\t"
+	"push %r12\n\t"
+	"push %r13\n\t"
+	"push %r14\n\t"
+	"push %r15\n\t"
 	"push %rdi\n\t"
-	"mov $0xa0, %eax\n\t" "mov $0xa1, %ecx\n\t" "mov $0xa2, %edx\n\t"
-	"mov $0xa3, %ebx\n\t" "mov $0xa5, %ebp\n\t" "mov $0xa6, %esi\n\t"
-	"mov $0xa7, %edi\n\t" "mov $0xa8, %r8d\n\t" "mov $0xa9, %r9d\n\t"
-	"mov $0xaa, %r10d\n\t" "mov $0xab, %r11d\n\t" "mov $0xac, %r12d\n\t"
-	"mov $0xad, %r13d\n\t" "mov $0xae, %r14d\n\t" "mov $0xaf, %r15d\n"
+	"mov $0xa0, %eax\n\t"
+	"mov $0xa1, %ecx\n\t"
+	"mov $0xa2, %edx\n\t"
+	"mov $0xa3, %ebx\n\t"
+	"mov $0xa5, %ebp\n\t"
+	"mov $0xa6, %esi\n\t"
+	"mov $0xa7, %edi\n\t"
+	"mov $0xa8, %r8d\n\t"
+	"mov $0xa9, %r9d\n\t"
+	"mov $0xaa, %r10d\n\t"
+	"mov $0xab, %r11d\n\t"
+	"mov $0xac, %r12d\n\t"
+	"mov $0xad, %r13d\n\t"
+	"mov $0xae, %r14d\n\t"
+	"mov $0xaf, %r15d\n"
 	".Lkpo_regs:\n\t"
 	"add $1, %eax\n\t"
 	"add $2, %eax\n\t"
 	"xchg (%rsp), %rdi\n\t"
-	"mov %rax, 0*8(%rdi)\n\t" "mov %rcx, 1*8(%rdi)\n\t"
-	"mov %rdx, 2*8(%rdi)\n\t" "mov %rbx, 3*8(%rdi)\n\t"
-	"mov %rbp, 5*8(%rdi)\n\t" "mov %rsi, 6*8(%rdi)\n\t"
-	"mov %r8, 8*8(%rdi)\n\t" "mov %r9, 9*8(%rdi)\n\t"
-	"mov %r10, 10*8(%rdi)\n\t" "mov %r11, 11*8(%rdi)\n\t"
-	"mov %r12, 12*8(%rdi)\n\t" "mov %r13, 13*8(%rdi)\n\t"
-	"mov %r14, 14*8(%rdi)\n\t" "mov %r15, 15*8(%rdi)\n\t"
+	"mov %rax, 0*8(%rdi)\n\t"
+	"mov %rcx, 1*8(%rdi)\n\t"
+	"mov %rdx, 2*8(%rdi)\n\t"
+	"mov %rbx, 3*8(%rdi)\n\t"
+	"mov %rbp, 5*8(%rdi)\n\t"
+	"mov %rsi, 6*8(%rdi)\n\t"
+	"mov %r8, 8*8(%rdi)\n\t"
+	"mov %r9, 9*8(%rdi)\n\t"
+	"mov %r10, 10*8(%rdi)\n\t"
+	"mov %r11, 11*8(%rdi)\n\t"
+	"mov %r12, 12*8(%rdi)\n\t"
+	"mov %r13, 13*8(%rdi)\n\t"
+	"mov %r14, 14*8(%rdi)\n\t"
+	"mov %r15, 15*8(%rdi)\n\t"
 	"pop %rax\n\t"
 	"mov %rax, 7*8(%rdi)\n\t"
-	"pop %r15\n\t" "pop %r14\n\t" "pop %r13\n\t"
-	"pop %r12\n\t" "pop %rbp\n\t" "pop %rbx\n\t"
+	"pop %r15\n\t"
+	"pop %r14\n\t"
+	"pop %r13\n\t"
+	"pop %r12\n\t"
+	"pop %rbp\n\t"
+	"pop %rbx\n\t"
 	"ret\n"
 	".size kpo_regs, .-kpo_regs\n"
 
@@ -795,7 +811,7 @@ static void opt_waits_for_running_task(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	get_task_struct(t);
 	while (!READ_ONCE(r.rounds))
-		msleep(1);
+		usleep_range(1000, 2000);
 
 	kpo_probe_init(&p, KPO_COPY, false);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&p.kp), 0);
