@@ -50,14 +50,8 @@ enum {
 	KPO_NR
 };
 
-extern const s32 kpo_offsets[KPO_NR];
 static DEFINE_STATIC_KEY_FALSE(kpo_jl_key);
 static DEFINE_STATIC_KEY_FALSE(kpo_jlt_key);
-
-void kpo_regs(unsigned long *out);
-u32 kpo_long(u32 x);		/* x + 0x1000 */
-u32 kpo_jlt(u32 x);		/* x + 3, or x + 2 with the key on */
-u32 kpo_cold(u32 x);		/* x ? x + 3 : 102 */
 
 /* kpo_regs() loads 0xa0 + n into register n (ax = 0, ..., r15 = 15, not sp) */
 #define KPO_REG(n)	(0xa0ul + (n))

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The test functions of kprobes_opt_kunit.c, written in assembly there.
+ * The test functions of kprobes_opt_kunit.c, written in assembly there,
+ * and the table of the probe points' offsets inside them.
  */
 #ifndef _X86_KPROBES_OPT_KUNIT_H
 #define _X86_KPROBES_OPT_KUNIT_H
 
 #include <linux/types.h>
+
+/* indexed by the KPO_* points of kprobes_opt_kunit.c */
+extern const s32 kpo_offsets[];
 
 u32 kpo_plain(u32 x);		/* x + 7 */
 u32 kpo_other(u32 x);		/* x + 7 */
@@ -17,5 +21,9 @@ u32 kpo_fixup(const u32 *p);	/* *p + 3, or 0xdead + 2 if it faults */
 u32 kpo_jl(u32 x);		/* x + 3, or x + 101 with the key on */
 u32 kpo_call(u32 x);		/* x + 3 */
 void kpo_copy(void *dst, const void *src, unsigned long n);
+void kpo_regs(unsigned long *out);
+u32 kpo_long(u32 x);		/* x + 0x1000 */
+u32 kpo_jlt(u32 x);		/* x + 3, or x + 2 with the key on */
+u32 kpo_cold(u32 x);		/* x ? x + 3 : 102 */
 
 #endif /* _X86_KPROBES_OPT_KUNIT_H */
