@@ -23,6 +23,7 @@
 #include <asm/neon.h>
 #include <asm/simd.h>
 
+#include "kprobes_arm64_kunit.h"
 #include "decode-insn.h"
 /* kprobe_ftrace_site_of_func(), exported for the KUnit suites only */
 #include "../../../../kernel/kprobes_internal.h"
@@ -52,27 +53,6 @@ enum {
 	KPA_NR
 };
 
-extern const s32 kpa_off[KPA_NR];
-extern char kpa_text[];
-u64 kpa_b(u64 x);		/* x + 1 */
-u64 kpa_bl(u64 x);		/* x + 3 */
-u64 kpa_bcond(u64 x);		/* x == 5 */
-u64 kpa_cbnz(u64 x);		/* (u32)x != 0 */
-u64 kpa_tbnz(u64 x);		/* bit 33 of x */
-u64 kpa_br(u64 x);		/* 5 */
-u64 kpa_blr(u64 x);		/* x + 3 */
-u64 kpa_ret(u64 x);		/* 11 */
-u64 kpa_retaa(u64 x);		/* 21 */
-u64 kpa_pac(u64 x, u64 *signed_x);	/* x, and x signed with key A, SP */
-u64 kpa_adr(void);		/* kpa_text */
-u64 kpa_adrp(void);		/* the page of the ADRP */
-u64 kpa_ldr_x(void);
-u64 kpa_ldr_w(void);
-u64 kpa_ldrsw(void);
-void kpa_ldr_q(void *out);	/* 32 bytes: q0, then q1 from LDR S */
-u64 kpa_hints(u64 x);		/* NOP, BTI, PRFM: x */
-u64 kpa_step(const u64 *p);	/* *p + 5 */
-u64 kpa_mrs(void);		/* current */
 u64 kpa_excl(u64 *p);		/* ++*p */
 u64 kpa_min(s64 a, s64 b);	/* SUBS then CSEL: the smaller */
 void kpa_rejects(void);		/* never called */
@@ -480,7 +460,8 @@ static void sim_ret(struct kunit *test)
 static void sim_retaa(struct kunit *test)
 {
 	if (!system_supports_address_auth())
-		kunit_skip(test, "pointer authentication not in use (ARM64_PTR_AUTH off or CPU without it)");
+		kunit_skip(test,
+			   "pointer authentication not in use (ARM64_PTR_AUTH off or CPU without it)");
 	kpa_arm(test, KPA_RETAA, ARM64_PROBE_SIMULATED);
 	KUNIT_EXPECT_EQ(test, kpa_retaa(0), 21);
 	kpa_disarm();

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The test functions of kprobes_arm64_kunit.c, written in assembly there,
+ * and the table of the probe points' offsets from kpa_text.
+ */
+#ifndef _ARM64_KPROBES_ARM64_KUNIT_H
+#define _ARM64_KPROBES_ARM64_KUNIT_H
+
+#include <linux/types.h>
+
+/* indexed by the KPA_* points of kprobes_arm64_kunit.c */
+extern const s32 kpa_off[];
+extern char kpa_text[];
+
+u64 kpa_b(u64 x);		/* x + 1 */
+u64 kpa_bl(u64 x);		/* x + 3 */
+u64 kpa_bcond(u64 x);		/* x == 5 */
+u64 kpa_cbnz(u64 x);		/* (u32)x != 0 */
+u64 kpa_tbnz(u64 x);		/* bit 33 of x */
+u64 kpa_br(u64 x);		/* 5 */
+u64 kpa_blr(u64 x);		/* x + 3 */
+u64 kpa_ret(u64 x);		/* 11 */
+u64 kpa_retaa(u64 x);		/* 21 */
+u64 kpa_pac(u64 x, u64 *signed_x);	/* x, and x signed with key A, SP */
+u64 kpa_adr(void);		/* kpa_text */
+u64 kpa_adrp(void);		/* the page of the ADRP */
+u64 kpa_ldr_x(void);
+u64 kpa_ldr_w(void);
+u64 kpa_ldrsw(void);
+void kpa_ldr_q(void *out);	/* 32 bytes: q0, then q1 from LDR S */
+u64 kpa_hints(u64 x);		/* NOP, BTI, PRFM: x */
+u64 kpa_step(const u64 *p);	/* *p + 5 */
+u64 kpa_mrs(void);		/* current */
+
+#endif /* _ARM64_KPROBES_ARM64_KUNIT_H */
