@@ -53,10 +53,6 @@ enum {
 	KPA_NR
 };
 
-u64 kpa_excl(u64 *p);		/* ++*p */
-u64 kpa_min(s64 a, s64 b);	/* SUBS then CSEL: the smaller */
-void kpa_rejects(void);		/* never called */
-
 #define LIT64	0x1122334455667788ull
 #define LIT32	0x89abcdefu
 
@@ -808,9 +804,6 @@ static void decoder(struct kunit *test)
 #define KPA_FT_MARK(n)	(0x1900ull + (n))
 #define KPA_NOP_WORD	0xd503201fu
 
-u64 kpa_ft_marked(u64 a);
-u64 kpa_ft_target(u64 a, u64 b, u64 c, u64 d, u64 e, u64 f, u64 g, u64 h);
-
 noinline __noipa u64 kpa_ft_target(u64 a, u64 b, u64 c, u64 d, u64 e, u64 f,
 				   u64 g, u64 h)
 {
@@ -960,9 +953,11 @@ static void kpa_ft_expect_no_brk(struct kunit *test, unsigned long site)
 {
 	unsigned long a;
 
-	for (a = (unsigned long)kpa_ft_target; a <= site; a += 4)
-		KUNIT_EXPECT_FALSE(test, aarch64_insn_is_brk(le32_to_cpu(
-						 *(__le32 *)a)));
+	for (a = (unsigned long)kpa_ft_target; a <= site; a += 4) {
+		u32 insn = le32_to_cpu(*(__le32 *)a);
+
+		KUNIT_EXPECT_FALSE(test, aarch64_insn_is_brk(insn));
+	}
 }
 
 /*
@@ -981,8 +976,7 @@ static void ftrace_entry_no_brk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (unsigned long)ft.kp.addr, site);
 	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&ft.kp));
 	KUNIT_EXPECT_TRUE(test, ft.kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
-	KUNIT_EXPECT_TRUE(test, aarch64_insn_is_bl(le32_to_cpu(
-						*(__le32 *)site)));
+	KUNIT_EXPECT_TRUE(test, aarch64_insn_is_bl(le32_to_cpu(*(__le32 *)site)));
 	kpa_ft_expect_no_brk(test, site);
 
 	got = kpa_ft_call();

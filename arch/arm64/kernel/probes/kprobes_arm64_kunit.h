@@ -31,5 +31,12 @@ void kpa_ldr_q(void *out);	/* 32 bytes: q0, then q1 from LDR S */
 u64 kpa_hints(u64 x);		/* NOP, BTI, PRFM: x */
 u64 kpa_step(const u64 *p);	/* *p + 5 */
 u64 kpa_mrs(void);		/* current */
+u64 kpa_excl(u64 *p);		/* ++*p */
+u64 kpa_min(s64 a, s64 b);	/* SUBS then CSEL: the smaller */
+void kpa_rejects(void);		/* never called */
+
+/* ftrace sites: kpa_ft_marked() calls kpa_ft_target(), which is C */
+u64 kpa_ft_marked(u64 a);
+u64 kpa_ft_target(u64 a, u64 b, u64 c, u64 d, u64 e, u64 f, u64 g, u64 h);
 
 #endif /* _ARM64_KPROBES_ARM64_KUNIT_H */
