@@ -80,6 +80,7 @@ NOKPROBE_SYMBOL(kretprobe_taken);
 static struct kretprobe_instance *kretprobe_pop_more(struct kretprobe_growth *g)
 {
 	struct kretprobe_instance *ri;
+	/* Pairs with the release in kretprobe_grow_work(): more[i] is set. */
 	int i, n = smp_load_acquire(&g->nr_more);
 
 	for (i = n - 1; i >= 0; i--) {
@@ -443,6 +444,7 @@ static void kretprobe_grow_work(struct work_struct *work)
 		atomic_inc(&g->pools);
 		g->more[g->nr_more] = head;
 		WRITE_ONCE(g->total, g->total + n);
+		/* Publish the pool: kretprobe_pop_more() reads more[] below nr_more. */
 		smp_store_release(&g->nr_more, g->nr_more + 1);
 	}
 }
