@@ -138,6 +138,7 @@ static inline void kprobe_opt_free_aggr(struct kprobe_aggr *aggr)
 {
 	kfree(aggr);
 }
+
 static inline void kprobe_opt_neighbours(kprobe_opcode_t *addr) { }
 #endif
 
