@@ -1167,6 +1167,7 @@ static struct kunit_suite kpa_suite = {
 	.name = "kprobes_arm64",
 	.test_cases = kpa_cases,
 };
+
 kunit_test_suite(kpa_suite);
 
 MODULE_DESCRIPTION("KUnit cases for the arm64 kprobe instruction classes");
