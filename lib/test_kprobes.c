@@ -36,6 +36,8 @@
 #include <asm/extable.h>
 #include <asm/ibt.h>
 #include <asm/processor-flags.h>
+
+#include "test_kprobes.h"
 #endif
 #ifdef CONFIG_ARM64
 #include <asm/asm-extable.h>
@@ -3309,11 +3311,6 @@ static __used noinline __noipa u32 kpt_insn_popf(u32 x)
  * a callee that pops it with RET imm16: a RET that ignored the count
  * would return into the argument.
  */
-u32 kpt_insn_ret(u32 x);
-u32 kpt_insn_retimm(u32 x);
-u32 kpt_insn_ijmp(u32 x);
-u32 kpt_insn_ijmp_mem(u32 x);
-
 asm(".pushsection .text, \"ax\"\n"
 	".globl kpt_insn_ret\n"
 	".type kpt_insn_ret, @function\n"
