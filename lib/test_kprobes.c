@@ -3399,12 +3399,6 @@ static __used noinline __noipa u32 kpt_foreign_int3(u32 x)
 
 #define KPT_FAULT_LOAD		"movl (%1), %0"
 #define KPT_FAULT_FIXUP		_ASM_EXTABLE(1b, 2b)
-
-extern const u8 kpt_at_jcc[], kpt_at_jmp[], kpt_at_loop[], kpt_at_rip[];
-extern const u8 kpt_at_call[], kpt_at_icall[], kpt_at_pushf[];
-extern const u8 kpt_at_cli[], kpt_at_sti[], kpt_at_popf[];
-extern const u8 kpt_at_ret[], kpt_at_retimm[], kpt_at_ijmp[], kpt_at_ijmp_mem[];
-extern const u8 kpt_at_int3[];
 #endif
 
 #ifdef CONFIG_ARM64
