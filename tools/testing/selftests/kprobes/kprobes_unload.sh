@@ -19,8 +19,9 @@ now_cs() {
 	awk '{ split($1, t, "."); print t[1] * 100 + substr(t[2] "00", 1, 2) }' /proc/uptime
 }
 
+# Jump optimization may have reached some of them ([OPTIMIZED]).
 module_lines() {
-	grep -cE "  kst_many_[0-9]+\+0x[0-9a-f]+  $MOD *\$" $LIST
+	grep -cE "  kst_many_[0-9]+\+0x[0-9a-f]+  $MOD (\[OPTIMIZED\])?\$" $LIST
 }
 
 register_many() {
