@@ -12,12 +12,18 @@
  * post_handler stay off it.
  *
  * Where it does not (arm64: ftrace_regs holds the argument registers and
- * little else), each probed site gets an ftrace direct call of its own to
- * arch_kprobe_ftrace_caller(), a trampoline that saves every register into
- * a pt_regs and honours the handlers' changes to it, the pc included
- * (CONFIG_KPROBES_ON_FTRACE_DIRECT).  A function has at most one direct
- * call, so such a probe and, say, a BPF trampoline exclude each other on
- * the same function: the second one gets -EBUSY.
+ * little else), the sites join the filter of one ftrace_ops whose callback
+ * does not run the probe: it only asks ftrace to go on, once its other
+ * callbacks are done, to arch_kprobe_ftrace_caller() as it would to a
+ * direct-call trampoline (CONFIG_KPROBES_ON_FTRACE_DIRECT).  That
+ * trampoline saves every register into a pt_regs and honours the
+ * handlers' changes to it, the pc included.  A site has one direct
+ * trampoline at most: a probe is refused (-EBUSY) on a function that has
+ * one (say, a BPF trampoline), and a BPF trampoline attached after the
+ * probe takes the site over, the probe counting misses.
+ *
+ * A site thus only changes an ops' filter.  The ops are static, never
+ * freed, so leaving one waits for no RCU-tasks grace period.
  *
  * Everything here runs under kprobe_mutex.
  */
@@ -25,125 +31,56 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/ftrace.h>
-#include <linux/hashtable.h>
 #include <linux/kprobes.h>
-#include <linux/slab.h>
 #include <kunit/visibility.h>
 
 #include "kprobes_internal.h"
 
 bool kprobe_ftrace_disabled __read_mostly;
 
-#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
-/*
- * One direct-call ops per armed site, found again by address at disarm.
- * The table entry at the site may change (a lone probe becomes an
- * aggregate) while the site stays armed; the ops belongs to the address.
- */
-struct kprobe_ftrace_site {
-	struct ftrace_ops ops;
-	unsigned long ip;
-	struct hlist_node node;
-};
-
-static DEFINE_HASHTABLE(kprobe_ftrace_sites, 8);
-
-static struct kprobe_ftrace_site *kprobe_ftrace_site_of(unsigned long ip)
-{
-	struct kprobe_ftrace_site *site;
-
-	hash_for_each_possible(kprobe_ftrace_sites, site, node, ip) {
-		if (site->ip == ip)
-			return site;
-	}
-	return NULL;
-}
-
-int kprobe_ftrace_arm(struct kprobe *p)
-{
-	unsigned long tramp = (unsigned long)arch_kprobe_ftrace_caller;
-	unsigned long ip = (unsigned long)p->addr;
-	struct kprobe_ftrace_site *site;
-	int ret;
-
-	lockdep_assert_held(&kprobe_mutex);
-	if (p->flags & KPROBE_FLAG_FTRACE_ARMED)
-		return 0;
-	if (unlikely(kprobe_ftrace_disabled))
-		return -ENODEV;
-	if (WARN_ON_ONCE(kprobe_ftrace_site_of(ip)))
-		return -EBUSY;
-
-	site = kzalloc(sizeof(*site), GFP_KERNEL);
-	if (!site)
-		return -ENOMEM;
-	site->ip = ip;
-	ret = ftrace_set_filter_ip(&site->ops, ip, 0, 0);
-	if (ret) {
-		pr_debug("%pS: ftrace filter refused (%d)\n", p->addr, ret);
-		kfree(site);
-		return ret;
-	}
-	ret = register_ftrace_direct(&site->ops, tramp);
-	if (ret) {
-		/* -EBUSY: another direct call (a BPF trampoline) owns it */
-		pr_debug("%pS: ftrace direct call refused (%d)\n", p->addr,
-			 ret);
-		ftrace_free_filter(&site->ops);
-		kfree(site);
-		return ret;
-	}
-	hash_add(kprobe_ftrace_sites, &site->node, ip);
-	p->flags |= KPROBE_FLAG_FTRACE_ARMED;
-	return 0;
-}
-
-int kprobe_ftrace_disarm(struct kprobe *p)
-{
-	unsigned long tramp = (unsigned long)arch_kprobe_ftrace_caller;
-	unsigned long ip = (unsigned long)p->addr;
-	struct kprobe_ftrace_site *site;
-	int ret;
-
-	lockdep_assert_held(&kprobe_mutex);
-	if (!(p->flags & KPROBE_FLAG_FTRACE_ARMED))
-		return 0;
-	/* After ftrace_kill() nothing calls us; there is nothing to undo. */
-	if (unlikely(kprobe_ftrace_disabled))
-		return 0;
-
-	site = kprobe_ftrace_site_of(ip);
-	if (WARN_ON_ONCE(!site))
-		return -ENOENT;
-	/*
-	 * Waits for the CPUs that may still be on the way from the site
-	 * into the trampoline (the ops is dynamic); those that got in find
-	 * no probe or a disarmed one, the core's grace period covers them.
-	 */
-	ret = unregister_ftrace_direct(&site->ops, tramp, true);
-	if (ret) {
-		pr_warn("%pS: cannot leave ftrace (%d)\n", p->addr, ret);
-		return ret;
-	}
-	hash_del(&site->node);
-	kfree(site);
-	p->flags &= ~KPROBE_FLAG_FTRACE_ARMED;
-	return 0;
-}
-
-/* The site's ops belongs to its address, not to the entry: nothing moves. */
-void kprobe_ftrace_handover(struct kprobe *orig, struct kprobe *agg)
-{
-	lockdep_assert_held(&kprobe_mutex);
-}
-
-#else /* !CONFIG_KPROBES_ON_FTRACE_DIRECT */
-
 struct kprobe_ftrace_user {
 	struct ftrace_ops ops;
 	unsigned int nr_armed;
 };
 
+#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
+/*
+ * Send the site on to the probe trampoline, unless a direct trampoline of
+ * someone else's owns it: ftrace has room for one.
+ */
+static void notrace kprobe_ftrace_redirect(unsigned long ip,
+					   unsigned long parent_ip,
+					   struct ftrace_ops *ops,
+					   struct ftrace_regs *fregs)
+{
+	unsigned long tramp = (unsigned long)arch_kprobe_ftrace_caller;
+	struct kprobe *p;
+
+	preempt_disable_notrace();
+	if (likely(!ftrace_find_rec_direct(ip))) {
+		arch_ftrace_set_direct_caller(fregs, tramp);
+	} else {
+		p = get_kprobe((kprobe_opcode_t *)ip);
+		if (p)
+			kprobes_inc_nmissed_count(p);
+	}
+	preempt_enable_notrace();
+}
+NOKPROBE_SYMBOL(kprobe_ftrace_redirect);
+
+/*
+ * One ops for every site, post_handler or not: the trampoline, not
+ * ftrace, moves the pc, so the ops needs no IPMODIFY.
+ */
+static struct kprobe_ftrace_user kprobe_ftrace_redirected = {
+	.ops = { .func = kprobe_ftrace_redirect },
+};
+
+static struct kprobe_ftrace_user *kprobe_ftrace_user_for(bool ipmodify)
+{
+	return &kprobe_ftrace_redirected;
+}
+#else
 static struct kprobe_ftrace_user kprobe_ftrace_plain = {
 	.ops = {
 		.func = kprobe_ftrace_handler,
@@ -158,6 +95,12 @@ static struct kprobe_ftrace_user kprobe_ftrace_ipmodify = {
 	},
 };
 
+static struct kprobe_ftrace_user *kprobe_ftrace_user_for(bool ipmodify)
+{
+	return ipmodify ? &kprobe_ftrace_ipmodify : &kprobe_ftrace_plain;
+}
+#endif
+
 /* Name @entry the ops' only armed entry, or none with NULL. */
 static void kprobe_ftrace_set_only(struct kprobe_ftrace_user *user,
 				   struct kprobe *entry)
@@ -168,8 +111,7 @@ static void kprobe_ftrace_set_only(struct kprobe_ftrace_user *user,
 
 static struct kprobe_ftrace_user *kprobe_ftrace_user_of(struct kprobe *p)
 {
-	return p->flags & KPROBE_FLAG_FTRACE_IPMODIFY ?
-	       &kprobe_ftrace_ipmodify : &kprobe_ftrace_plain;
+	return kprobe_ftrace_user_for(p->flags & KPROBE_FLAG_FTRACE_IPMODIFY);
 }
 
 /*
@@ -178,9 +120,9 @@ static struct kprobe_ftrace_user *kprobe_ftrace_user_of(struct kprobe *p)
  */
 int kprobe_ftrace_arm(struct kprobe *p)
 {
-	bool ipmodify = p->post_handler;
-	struct kprobe_ftrace_user *user = ipmodify ? &kprobe_ftrace_ipmodify :
-						     &kprobe_ftrace_plain;
+	bool ipmodify = p->post_handler &&
+			!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE_DIRECT);
+	struct kprobe_ftrace_user *user = kprobe_ftrace_user_for(ipmodify);
 	unsigned long ip = (unsigned long)p->addr;
 	int ret;
 
@@ -189,6 +131,12 @@ int kprobe_ftrace_arm(struct kprobe *p)
 		return 0;
 	if (unlikely(kprobe_ftrace_disabled))
 		return -ENODEV;
+	if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE_DIRECT) &&
+	    ftrace_find_rec_direct(ip)) {
+		pr_debug("%pS: another direct trampoline owns the site\n",
+			 p->addr);
+		return -EBUSY;
+	}
 
 	/* A second entry: the handler must look each one up. */
 	kprobe_ftrace_set_only(user, user->nr_armed ? NULL : p);
@@ -268,7 +216,7 @@ void kprobe_ftrace_handover(struct kprobe *orig, struct kprobe *agg)
 		kprobe_ftrace_set_only(user, agg);
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if IS_ENABLED(CONFIG_KUNIT) && !defined(CONFIG_KPROBES_ON_FTRACE_DIRECT)
 /**
  * kprobe_ftrace_only() - the probe the ftrace handler takes without a lookup
  * @ipmodify: ask about the ops for probes with a post_handler (which need
@@ -288,8 +236,6 @@ struct kprobe *kprobe_ftrace_only(bool ipmodify)
 }
 EXPORT_SYMBOL_IF_KUNIT(kprobe_ftrace_only);
 #endif
-
-#endif /* CONFIG_KPROBES_ON_FTRACE_DIRECT */
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /**

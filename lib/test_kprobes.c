@@ -1875,7 +1875,7 @@ static struct kprobe *table_entry(void *addr)
 static void ftrace_only_entry_follows_table(struct kunit *test)
 {
 #ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
-	kunit_skip(test, "ftrace sites are direct calls here: no shared ops");
+	kunit_skip(test, "the ftrace callback here only redirects: no shortcut");
 #else
 	struct site_probe *a = site_probe_at(test, FTRACE_SITE_1, false);
 	struct site_probe *b = site_probe_at(test, FTRACE_SITE_1, false);

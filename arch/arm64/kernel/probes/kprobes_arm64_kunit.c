@@ -1126,6 +1126,89 @@ static void ftrace_kretprobe(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ftr.retval, KPA_FT_SUM);
 	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
 }
+
+/*
+ * A direct-call trampoline of someone else's that does nothing: entered
+ * with x9 the function's return address and x30 the instruction after
+ * the site, it goes back there with x30 restored.
+ */
+asm(".pushsection .text, \"ax\"\n"
+	".type kpa_other_direct, %function\n"
+	"kpa_other_direct:\n\t"
+	"hint #34\n\t"		/* BTI C */
+	"mov x10, x30\n\t"
+	"mov x30, x9\n\t"
+	"ret x10\n"
+	".size kpa_other_direct, . - kpa_other_direct\n"
+	".popsection\n");
+
+static unsigned long kpa_other_direct_addr(void)
+{
+	unsigned long addr;
+
+	asm("adr %0, kpa_other_direct" : "=r" (addr));
+	return addr;
+}
+
+static struct ftrace_ops kpa_other_ops;
+
+static int kpa_other_take(struct kunit *test, unsigned long site)
+{
+	int ret;
+
+	memset(&kpa_other_ops, 0, sizeof(kpa_other_ops));
+	ret = ftrace_set_filter_ip(&kpa_other_ops, site, 0, 0);
+	if (ret)
+		return ret;
+	ret = register_ftrace_direct(&kpa_other_ops, kpa_other_direct_addr());
+	if (ret)
+		ftrace_free_filter(&kpa_other_ops);
+	return ret;
+}
+
+static void kpa_other_leave(struct kunit *test)
+{
+	unsigned long tramp = kpa_other_direct_addr();
+
+	KUNIT_EXPECT_EQ(test,
+			unregister_ftrace_direct(&kpa_other_ops, tramp, true),
+			0);
+}
+
+/*
+ * ftrace goes on to one direct trampoline at most.  A probe is refused
+ * on a site that has another's; one that was there first yields the site
+ * to a later one and counts its hits as missed meanwhile.
+ */
+static void ftrace_direct_owner(struct kunit *test)
+{
+	unsigned long site = kpa_ft_site(test);
+
+	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS))
+		kunit_skip(test, "no ftrace direct calls");
+
+	kpa_ft_register(test, KPA_FT_WATCH, false);
+	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, ft.pre, 1);
+	KUNIT_ASSERT_EQ(test, kpa_other_take(test, site), 0);
+	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, ft.pre, 1);
+	KUNIT_EXPECT_EQ(test, ft.kp.nmissed, 2);
+	kpa_other_leave(test);
+	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, ft.pre, 2);
+	unregister_kprobe(&ft.kp);
+
+	KUNIT_ASSERT_EQ(test, kpa_other_take(test, site), 0);
+	memset(&ft, 0, sizeof(ft));
+	ft.kp.symbol_name = "kpa_ft_target";
+	ft.kp.pre_handler = kpa_ft_pre;
+	KUNIT_EXPECT_EQ(test, register_kprobe(&ft.kp), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, ft.pre, 0);
+	kpa_other_leave(test);
+}
 #endif /* CONFIG_KPROBES_ON_FTRACE */
 
 static struct kunit_case kpa_cases[] = {
@@ -1137,6 +1220,7 @@ static struct kunit_case kpa_cases[] = {
 	KUNIT_CASE(ftrace_post_handler),
 	KUNIT_CASE(ftrace_nested_missed),
 	KUNIT_CASE(ftrace_kretprobe),
+	KUNIT_CASE(ftrace_direct_owner),
 #endif
 	KUNIT_CASE_PARAM(decoder, kpa_decode_gen_params),
 	KUNIT_CASE_PARAM(rejected, kpa_reject_gen_params),

@@ -10,8 +10,9 @@
  *
  * and the BL is the ftrace site.  A probe there (the core finds it with
  * ftrace_location(), and arch_adjust_kprobe_addr() moves "the function's
- * entry" onto it) is an ftrace direct call of the site to
- * arch_kprobe_ftrace_caller (kprobes_trampoline.S).  That trampoline
+ * entry" onto it) sends the site, through ftrace's path to direct-call
+ * trampolines, to arch_kprobe_ftrace_caller (kprobes_trampoline.S),
+ * kernel/kprobes_ftrace.c choosing the sites.  That trampoline
  * saves every general register into a pt_regs, calls
  * arm64_kprobe_ftrace_hit() and resumes at the pc the handlers leave.
  *

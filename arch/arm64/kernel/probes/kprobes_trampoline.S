@@ -150,14 +150,13 @@ NOKPROBE(arm64_kprobe_run_insn)
 
 #ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
 /*
- * arch_kprobe_ftrace_caller: the ftrace direct call of every probed ftrace
- * site (kprobes_ftrace.c).  It is entered from the site's BL, or from
- * ftrace_caller's BR x17 when the site is out of BL range or shared with
- * other tracers, in the state ftrace promises a direct trampoline: x30 is
- * the instruction after the site, x9 the function's return address (the
- * MOV X9, X30 before the site), sp and every other register as at the
- * site, except the temporaries ftrace may have used on the way (x10, x11,
- * x17), which no function reads at its entry.
+ * arch_kprobe_ftrace_caller: where every probed ftrace site goes on to
+ * (kernel/kprobes_ftrace.c).  ftrace_caller branches here with BR x17 once
+ * its callbacks have run, in the state it promises a direct trampoline:
+ * x30 is the instruction after the site, x9 the function's return address
+ * (the MOV X9, X30 before the site), sp and every other register as at
+ * the site, except the temporaries x10 to x17, which ftrace and its
+ * callbacks may have used and no function reads at its entry.
  *
  * A pt_regs below sp takes every register, with x30 the function's return
  * address, pc the site and sp the site's.  Two frame records chain the
