@@ -160,6 +160,12 @@ int kprobe_x86_relocate(struct kprobe *p, struct insn *insn, u8 *image,
 			kprobe_opcode_t *slot);
 bool kprobe_x86_boostable(struct kprobe *p);
 const char *kprobe_x86_copyable(unsigned long addr, struct insn *insn, u8 *buf);
+bool kprobe_x86_batching(void);
+#ifdef CONFIG_OPTPROBES
+void kprobe_x86_opt_batch_end(void);
+#else
+static inline void kprobe_x86_opt_batch_end(void) { }
+#endif
 
 /* emulate.c */
 void kprobe_x86_emulate(struct kprobe *p, struct pt_regs *regs);

@@ -182,6 +182,13 @@ void arch_kprobe_batch_end(void)
 	kpx_batch = false;
 	kvfree(kpx_map);
 	kpx_map = NULL;
+	kprobe_x86_opt_batch_end();
+}
+
+/* Whether a batch registration runs: what is learned may be kept. */
+bool kprobe_x86_batching(void)
+{
+	return kpx_batch;
 }
 
 static struct kpx_func_map *kpx_map_of(unsigned long start, unsigned long size)

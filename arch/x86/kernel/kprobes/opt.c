@@ -39,6 +39,8 @@
 #include <linux/kprobes.h>
 #include <linux/memory.h>
 #include <linux/perf_event.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/static_call.h>
 #include <linux/string.h>
 #include <linux/unaligned.h>
@@ -319,56 +321,96 @@ static bool kpx_indirect_jump(struct insn *insn)
 }
 
 /*
- * Walk [@start, @end) and say why no branch may be taken into the open
- * interval (@lo, @hi), or NULL if none can. *@std is set if an STD
- * instruction is seen: DF may then be set at the probe.
+ * What a scan of a function (and of its cold part) learned: why no region
+ * of it can be optimized, if something forbids them all, whether an STD
+ * may have set DF, and every address inside the function where a direct
+ * branch or an exception fixup lands, sorted.  During a batch the scan of
+ * the function probed last is kept: a crowd of probes in one function
+ * scans it once, not once per probe.  kprobe_mutex keeps its text from
+ * going; what others patch keeps its instructions' lengths and targets.
  */
-static const char *kpx_scan_branches(unsigned long start, unsigned long end,
-				     unsigned long lo, unsigned long hi,
-				     bool *std)
+struct kpx_scan {
+	unsigned long start, end;
+	const char *why;
+	bool std;
+	unsigned int nr, max;
+	unsigned long *landing;
+};
+
+static struct kpx_scan *kpx_scan_kept;
+
+static void kpx_scan_free(struct kpx_scan *scan)
+{
+	if (scan)
+		kvfree(scan->landing);
+	kfree(scan);
+}
+
+void kprobe_x86_opt_batch_end(void)
+{
+	kpx_scan_free(kpx_scan_kept);
+	kpx_scan_kept = NULL;
+}
+
+/* Note that something may land at @to; false when out of memory. */
+static bool kpx_scan_lands(struct kpx_scan *scan, unsigned long to)
+{
+	unsigned long *more;
+
+	if (to < scan->start || to >= scan->end)
+		return true;
+	if (scan->nr == scan->max) {
+		more = kvmalloc_array(scan->max * 2 + 64, sizeof(*more),
+				      GFP_KERNEL);
+		if (!more)
+			return false;
+		if (scan->nr)
+			memcpy(more, scan->landing, scan->nr * sizeof(*more));
+		kvfree(scan->landing);
+		scan->landing = more;
+		scan->max = scan->max * 2 + 64;
+	}
+	scan->landing[scan->nr++] = to;
+	return true;
+}
+
+/* Walk [@from, @to), part of @scan's function or of its cold part. */
+static const char *kpx_scan_walk(struct kpx_scan *scan, unsigned long from,
+				 unsigned long to)
 {
 	const struct exception_table_entry *ex;
 	u8 buf[MAX_INSN_SIZE];
-	unsigned long pos, to;
+	unsigned long pos, dest;
 	struct insn insn;
 
-	for (pos = start; pos < end; pos += insn.length) {
+	for (pos = from; pos < to; pos += insn.length) {
 		if (kprobe_x86_fetch(pos, buf, &insn))
 			return "bytes in the function that do not decode";
 		if (insn.opcode.bytes[0] == 0xfd)
-			*std = true;
+			scan->std = true;
 		if (kpx_indirect_jump(&insn))
 			return "an indirect jump in the function (a jump table?)";
-		to = kpx_branch_target(&insn, pos);
-		if (to && insn.opcode.bytes[0] != 0xe8 && kpx_is_thunk(to))
+		dest = kpx_branch_target(&insn, pos);
+		if (dest && insn.opcode.bytes[0] != 0xe8 && kpx_is_thunk(dest))
 			return "a retpoline jump in the function (a jump table?)";
-		if (to > lo && to < hi)
-			return "a branch into the region";
+		if (dest && !kpx_scan_lands(scan, dest))
+			return "no memory for the branch scan";
 		ex = search_exception_tables(pos);
-		if (ex) {
-			to = (unsigned long)&ex->fixup + ex->fixup;
-			if (to > lo && to < hi)
-				return "an exception fixup into the region";
-		}
+		if (ex && !kpx_scan_lands(scan, (unsigned long)&ex->fixup +
+						ex->fixup))
+			return "no memory for the branch scan";
 	}
 	return NULL;
 }
 
-struct kpx_cold_scan {
-	unsigned long lo, hi;
-	const char *why;
-	bool std;
-};
-
 static int kpx_scan_one_cold(void *data, unsigned long addr)
 {
-	struct kpx_cold_scan *cs = data;
+	struct kpx_scan *scan = data;
 	unsigned long size, offset;
 
 	if (kallsyms_lookup_size_offset(addr, &size, &offset) && !offset)
-		cs->why = kpx_scan_branches(addr, addr + size, cs->lo, cs->hi,
-					    &cs->std);
-	return cs->why ? 1 : 0;
+		scan->why = kpx_scan_walk(scan, addr, addr + size);
+	return scan->why ? 1 : 0;
 }
 
 /*
@@ -378,15 +420,13 @@ static int kpx_scan_one_cold(void *data, unsigned long addr)
  * cold part of that name is. A probe in a cold part itself is refused:
  * the hot part's branches into it are not worth finding.
  */
-static const char *kpx_scan_cold_part(unsigned long func, unsigned long lo,
-				      unsigned long hi, bool *std)
+static const char *kpx_scan_cold_part(struct kpx_scan *scan)
 {
-	struct kpx_cold_scan cs = { .lo = lo, .hi = hi };
 	char name[KSYM_NAME_LEN + 8], modname[MODULE_NAME_LEN + 1];
 	struct module *mod;
 	unsigned long cold;
 
-	if (lookup_symbol_name(func, name))
+	if (lookup_symbol_name(scan->start, name))
 		return "a function kallsyms cannot name";
 	if (strstr(name, ".cold"))
 		return "in a function's cold part";
@@ -394,14 +434,13 @@ static const char *kpx_scan_cold_part(unsigned long func, unsigned long lo,
 		return "a name too long to look for its cold part";
 
 	scoped_guard(preempt) {
-		mod = __module_text_address(func);
+		mod = __module_text_address(scan->start);
 		if (mod)
 			strscpy(modname, mod->name, sizeof(modname));
 	}
 	if (!mod) {
-		kallsyms_on_each_match_symbol(kpx_scan_one_cold, name, &cs);
-		*std |= cs.std;
-		return cs.why;
+		kallsyms_on_each_match_symbol(kpx_scan_one_cold, name, scan);
+		return scan->why;
 	}
 	/* "module:symbol" looks in that module only */
 	if (strlen(modname) + 1 + strlen(name) >= KSYM_NAME_LEN)
@@ -411,9 +450,58 @@ static const char *kpx_scan_cold_part(unsigned long func, unsigned long lo,
 	name[strlen(modname)] = ':';
 	cold = kallsyms_lookup_name(name);
 	if (cold)
-		kpx_scan_one_cold(&cs, cold);
-	*std |= cs.std;
-	return cs.why;
+		kpx_scan_one_cold(scan, cold);
+	return scan->why;
+}
+
+static int kpx_scan_cmp(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a;
+	unsigned long y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The scan of the function [@start, @start + @size), kept or made anew. */
+static struct kpx_scan *kpx_scan_of(unsigned long start, unsigned long size)
+{
+	struct kpx_scan *scan = kpx_scan_kept;
+
+	if (scan && scan->start == start && scan->end == start + size)
+		return scan;
+	scan = kzalloc(sizeof(*scan), GFP_KERNEL);
+	if (!scan)
+		return NULL;
+	scan->start = start;
+	scan->end = start + size;
+	scan->why = kpx_scan_walk(scan, start, start + size);
+	if (!scan->why)
+		scan->why = kpx_scan_cold_part(scan);
+	if (!scan->why)
+		sort(scan->landing, scan->nr, sizeof(*scan->landing),
+		     kpx_scan_cmp, NULL);
+	if (kprobe_x86_batching()) {
+		kpx_scan_free(kpx_scan_kept);
+		kpx_scan_kept = scan;
+	}
+	return scan;
+}
+
+/* Does anything land strictly inside (@lo, @hi)? */
+static bool kpx_scan_lands_in(struct kpx_scan *scan, unsigned long lo,
+			      unsigned long hi)
+{
+	unsigned int first = 0, past = scan->nr, mid;
+
+	/* the first landing past @lo */
+	while (first < past) {
+		mid = first + (past - first) / 2;
+		if (scan->landing[mid] <= lo)
+			first = mid + 1;
+		else
+			past = mid;
+	}
+	return first < scan->nr && scan->landing[first] < hi;
 }
 
 #ifdef CONFIG_JUMP_LABEL
@@ -481,9 +569,10 @@ static int kpx_opt_region(struct optimized_kprobe *op, u8 *raw)
 	unsigned long size, offset, func_end, pos = addr;
 	u8 buf[MAX_INSN_SIZE];
 	const char *why = NULL;
+	struct kpx_scan *scan;
 	struct insn insn;
 
-	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+	if (!kprobe_symbol_size_offset(addr, &size, &offset))
 		return -ENOENT;
 	func_end = addr - offset + size;
 
@@ -495,13 +584,17 @@ static int kpx_opt_region(struct optimized_kprobe *op, u8 *raw)
 			memcpy(raw + pos - addr, buf, insn.length);
 		pos += insn.length;
 	}
-	op->optinsn.std = false;
-	if (!why)
-		why = kpx_scan_branches(addr - offset, func_end, addr, pos,
-					&op->optinsn.std);
-	if (!why)
-		why = kpx_scan_cold_part(addr - offset, addr, pos,
-					 &op->optinsn.std);
+	if (!why) {
+		scan = kpx_scan_of(addr - offset, size);
+		if (!scan)
+			return -ENOMEM;
+		why = scan->why;
+		if (!why && kpx_scan_lands_in(scan, addr, pos))
+			why = "a branch or an exception fixup into the region";
+		op->optinsn.std = scan->std;
+		if (scan != kpx_scan_kept)
+			kpx_scan_free(scan);
+	}
 	if (why) {
 		pr_debug("cannot optimize %pS: %s\n", op->kp.addr, why);
 		return -EINVAL;
