@@ -22,6 +22,10 @@ ROWS = [
     ('spread16k', 'per_hit', 'breakpoint, 16384 others in 256 functions'),
     ('spread16k', 'register_us', 'register_kprobes(those 16384), ms'),
     ('spread16k', 'unregister_us', 'unregister_kprobes(the same 16384), ms'),
+    ('crowd1k', 'register_us', 'register_kprobes(1024 nops, one function), opt on, ms'),
+    ('crowd1k', 'unregister_us', 'unregister_kprobes(the same 1024), ms'),
+    ('entries', 'register_us', 'register_kprobes(256 function entries), ms'),
+    ('entries', 'unregister_us', 'unregister_kprobes(the same 256), ms'),
 ]
 
 

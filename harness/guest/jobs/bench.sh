@@ -26,6 +26,8 @@ measure kretprobe 1
 measure crowd 0
 measure spread 0
 measure spread16k 0
+measure entries 0
+measure crowd1k 1
 measure optpost 1
 measure optret 1
 # Last: on the base, registering again at the address of an optimized probe

@@ -35,7 +35,7 @@
 
 static char *kind = "int3";
 module_param(kind, charp, 0444);
-MODULE_PARM_DESC(kind, "entry, int3, int3post, opt, optpost, kretprobe, optret, crowd, spread or spread16k");
+MODULE_PARM_DESC(kind, "entry, int3, int3post, opt, optpost, kretprobe, optret, crowd, crowd1k, spread, spread16k or entries");
 
 static unsigned long pre_hits, post_hits, ret_hits;
 static int kpbench_sink;
@@ -249,17 +249,22 @@ static int bench_kretprobe(bool nt)
 	return 0;
 }
 
+enum batch_shape { BATCH_CROWD, BATCH_SPREAD, BATCH_ENTRIES };
+
 /*
  * Where the @i-th probe of a batch goes: nop 16 on of its function, past
  * whatever the compiler put before the nops.  A crowd fills kpbench_pad;
- * a spread puts PER_FUNC in each generated function.
+ * a spread puts PER_FUNC in each generated function; entries put one on
+ * each generated function's entry (its ftrace site, where it has one).
  */
-static kprobe_opcode_t *batch_addr(int i, bool spread)
+static kprobe_opcode_t *batch_addr(int i, enum batch_shape shape)
 {
 	unsigned long fn = (unsigned long)kpbench_pad;
 	int nop = i;
 
-	if (spread) {
+	if (shape == BATCH_ENTRIES)
+		return (kprobe_opcode_t *)kpbench_pads[i];
+	if (shape == BATCH_SPREAD) {
 		fn = (unsigned long)kpbench_pads[i / PER_FUNC];
 		nop = i % PER_FUNC;
 	}
@@ -271,7 +276,7 @@ static kprobe_opcode_t *batch_addr(int i, bool spread)
  * (see batch_addr()).  The hit cost is the target's, with all of them
  * registered; the batch's register and unregister times are reported.
  */
-static int bench_batch(int offset, int nr, bool spread)
+static int bench_batch(int offset, int nr, enum batch_shape shape)
 {
 	struct kprobe kp = {
 		.symbol_name = "kpbench_target",
@@ -290,7 +295,7 @@ static int bench_batch(int offset, int nr, bool spread)
 		goto out;
 	}
 	for (i = 0; i < nr; i++) {
-		crowd[i].addr = batch_addr(i, spread);
+		crowd[i].addr = batch_addr(i, shape);
 		crowd[i].pre_handler = count_pre;
 		list[i] = &crowd[i];
 	}
@@ -302,8 +307,8 @@ static int bench_batch(int offset, int nr, bool spread)
 	err = register_kprobes(list, nr);
 	t_reg = ktime_get_ns() - t0;
 	if (err) {
-		pr_err("kpbench: register_kprobes(%d%s) failed: %d\n", nr,
-		       spread ? " spread" : "", err);
+		pr_err("kpbench: register_kprobes(%d, shape %d) failed: %d\n",
+		       nr, shape, err);
 		unregister_kprobe(&kp);
 		goto out;
 	}
@@ -345,11 +350,15 @@ static int __init kpbench_init(void)
 	if (!strcmp(kind, "optret"))
 		return bench_kretprobe(true);
 	if (!strcmp(kind, "crowd"))
-		return bench_batch(off, NR_CROWD, false);
+		return bench_batch(off, NR_CROWD, BATCH_CROWD);
 	if (!strcmp(kind, "spread"))
-		return bench_batch(off, NR_SPREAD, true);
+		return bench_batch(off, NR_SPREAD, BATCH_SPREAD);
 	if (!strcmp(kind, "spread16k"))
-		return bench_batch(off, NR_SPREAD_BIG, true);
+		return bench_batch(off, NR_SPREAD_BIG, BATCH_SPREAD);
+	if (!strcmp(kind, "crowd1k"))
+		return bench_batch(off, NR_CROWD / 4, BATCH_CROWD);
+	if (!strcmp(kind, "entries"))
+		return bench_batch(off, NR_PAD_FUNCS, BATCH_ENTRIES);
 	pr_err("kpbench: unknown kind '%s'\n", kind);
 	return -EINVAL;
 }
