@@ -90,6 +90,8 @@ bool kprobes_initialized;
 #define KPROBE_PASS_MAX		512
 
 static struct kprobe *kprobe_pass[KPROBE_PASS_MAX];
+/* The first error of the batch's arming passes (ftrace may refuse). */
+static int kprobe_pass_err;
 static int kprobe_pass_nr;
 /* register_kprobes() of more than one probe is under way */
 static bool kprobe_batching;
@@ -828,6 +830,24 @@ static int kprobe_join(struct kprobe *entry, struct kprobe *p)
 }
 
 /*
+ * Order the first @n entries of the pass: breakpoints first, then the
+ * probes on ftrace sites, which ftrace arms and disarms in a pass of its
+ * own.  Returns how many breakpoints there are.
+ */
+static int kprobe_pass_split(int n)
+{
+	int i, nr_brk = 0;
+
+	for (i = 0; i < n; i++) {
+		if (kprobe_ftrace(kprobe_pass[i]))
+			continue;
+		swap(kprobe_pass[i], kprobe_pass[nr_brk]);
+		nr_brk++;
+	}
+	return nr_brk;
+}
+
+/*
  * The arming pass of a batch registration: the entries of the probes
  * listed (they may have been gathered into aggregates since) that still
  * wait get their breakpoints, then may be optimized.
@@ -835,7 +855,7 @@ static int kprobe_join(struct kprobe *entry, struct kprobe *p)
 static void kprobe_arm_pending(void)
 {
 	struct kprobe *entry;
-	int i, n = 0;
+	int i, n = 0, nr_brk = 0, ret;
 
 	lockdep_assert_held(&kprobe_mutex);
 	for (i = 0; i < kprobe_pass_nr; i++) {
@@ -846,12 +866,20 @@ static void kprobe_arm_pending(void)
 		kprobe_pass[n++] = entry;
 	}
 	kprobe_pass_nr = 0;
-	if (!n)
-		return;
+	nr_brk = kprobe_pass_split(n);
 
+	/* ftrace takes the text lock itself. */
+	if (n > nr_brk) {
+		ret = kprobe_ftrace_arm_batch(kprobe_pass + nr_brk,
+					      n - nr_brk);
+		if (ret && !kprobe_pass_err)
+			kprobe_pass_err = ret;
+	}
+	if (!nr_brk)
+		return;
 	scoped_guard(kprobe_text)
-		arch_arm_kprobes(kprobe_pass, n);
-	for (i = 0; i < n; i++) {
+		arch_arm_kprobes(kprobe_pass, nr_brk);
+	for (i = 0; i < nr_brk; i++) {
 		entry = kprobe_pass[i];
 		kprobe_opt_update(entry);
 		kprobe_make_optimizable(entry);
@@ -881,7 +909,7 @@ static int kprobe_insert(struct kprobe *p)
 	hlist_add_head_rcu(&p->hlist, kprobe_bucket(p->addr));
 	/* A jump covering p->addr comes out before the breakpoint goes in. */
 	kprobe_opt_neighbours(p->addr);
-	if (kprobe_should_be_armed(p) && kprobe_batching && !kprobe_ftrace(p)) {
+	if (kprobe_should_be_armed(p) && kprobe_batching) {
 		kprobe_arm_later(p);
 		return 0;
 	}
@@ -1034,16 +1062,21 @@ static void kprobe_leave_table(struct kprobe *entry)
 static void kprobe_disarm_pending(void)
 {
 	struct kprobe *entry;
-	int i;
+	int i, nr_brk;
 
 	lockdep_assert_held(&kprobe_mutex);
 	if (!kprobe_pass_nr)
 		return;
-	scoped_guard(kprobe_text) {
-		for (i = 0; i < kprobe_pass_nr; i++)
+	nr_brk = kprobe_pass_split(kprobe_pass_nr);
+	if (nr_brk) {
+		guard(kprobe_text)();
+		for (i = 0; i < nr_brk; i++)
 			kprobe_opt_stop(kprobe_pass[i]);
-		arch_disarm_kprobes(kprobe_pass, kprobe_pass_nr);
+		arch_disarm_kprobes(kprobe_pass, nr_brk);
 	}
+	if (kprobe_pass_nr > nr_brk)
+		kprobe_ftrace_disarm_batch(kprobe_pass + nr_brk,
+					   kprobe_pass_nr - nr_brk);
 	for (i = 0; i < kprobe_pass_nr; i++) {
 		entry = kprobe_pass[i];
 		entry->flags &= ~KPROBE_FLAG_RETIRING;
@@ -1095,11 +1128,8 @@ struct kprobe *__unregister_kprobe_top(struct kprobe *p)
 	}
 
 	if (!kprobe_gone(entry) && kprobe_should_be_armed(entry)) {
-		if (!kprobe_ftrace(entry)) {
-			kprobe_disarm_later(entry);
-			return entry;
-		}
-		WARN_ON(kprobe_disarm(entry));
+		kprobe_disarm_later(entry);
+		return entry;
 	}
 	kprobe_leave_table(entry);
 	return entry;
@@ -1149,6 +1179,7 @@ int kprobe_register_batch(void *entries, int num,
 		return -EAGAIN;
 
 	guard(mutex)(&kprobe_mutex);
+	kprobe_pass_err = 0;
 	if (num > 1) {
 		kprobe_batching = true;
 		kprobe_sym_own(true);
@@ -1159,6 +1190,11 @@ int kprobe_register_batch(void *entries, int num,
 	*registered = ret ? i - 1 : i;
 	/* Also after a failure: the caller unregisters them as usual. */
 	kprobe_arm_pending();
+	/* An ftrace site refused: the batch fails, all of it registered. */
+	if (!ret && kprobe_pass_err) {
+		ret = kprobe_pass_err;
+		*registered = i;
+	}
 	if (num > 1) {
 		arch_kprobe_batch_end();
 		kprobe_sym_own(false);

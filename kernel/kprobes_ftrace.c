@@ -32,6 +32,7 @@
 
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
+#include <linux/slab.h>
 #include <kunit/visibility.h>
 
 #include "kprobes_internal.h"
@@ -114,15 +115,21 @@ static struct kprobe_ftrace_user *kprobe_ftrace_user_of(struct kprobe *p)
 	return kprobe_ftrace_user_for(p->flags & KPROBE_FLAG_FTRACE_IPMODIFY);
 }
 
+/* The ops @p joins when it is armed now. */
+static struct kprobe_ftrace_user *kprobe_ftrace_user_to_join(struct kprobe *p)
+{
+	return kprobe_ftrace_user_for(p->post_handler &&
+				      !IS_ENABLED(CONFIG_KPROBES_ON_FTRACE_DIRECT));
+}
+
 /*
  * An entry records whether, and through which ops, it is armed, so that a
  * failed arm is never undone and disarm always leaves the ops it joined.
  */
 int kprobe_ftrace_arm(struct kprobe *p)
 {
-	bool ipmodify = p->post_handler &&
-			!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE_DIRECT);
-	struct kprobe_ftrace_user *user = kprobe_ftrace_user_for(ipmodify);
+	struct kprobe_ftrace_user *user = kprobe_ftrace_user_to_join(p);
+	bool ipmodify = user->ops.flags & FTRACE_OPS_FL_IPMODIFY;
 	unsigned long ip = (unsigned long)p->addr;
 	int ret;
 
@@ -197,6 +204,153 @@ int kprobe_ftrace_disarm(struct kprobe *p)
 	if (ret)
 		pr_debug("%pS: ftrace filter removal: %d\n", p->addr, ret);
 	return 0;
+}
+
+/*
+ * The ips of the entries in @entries that @user's ops takes (armed or
+ * not, as @armed says), in @ips; they are moved to the front of @entries.
+ */
+static int kprobe_ftrace_gather(struct kprobe_ftrace_user *user,
+				struct kprobe **entries, int num, bool armed,
+				unsigned long *ips)
+{
+	struct kprobe *p;
+	int i, n = 0;
+
+	for (i = 0; i < num; i++) {
+		p = entries[i];
+		if (!!(p->flags & KPROBE_FLAG_FTRACE_ARMED) != armed)
+			continue;
+		if (user != (armed ? kprobe_ftrace_user_of(p) :
+				     kprobe_ftrace_user_to_join(p)))
+			continue;
+		swap(entries[i], entries[n]);
+		ips[n++] = (unsigned long)p->addr;
+	}
+	return n;
+}
+
+/* Arm @num entries, all taken by @user, with one ftrace update. */
+static int kprobe_ftrace_arm_some(struct kprobe_ftrace_user *user,
+				  struct kprobe **entries, int num,
+				  unsigned long *ips)
+{
+	bool ipmodify = user->ops.flags & FTRACE_OPS_FL_IPMODIFY;
+	int i, ret;
+
+	for (i = 0; i < num; i++) {
+		if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE_DIRECT) &&
+		    ftrace_find_rec_direct(ips[i]))
+			return -EBUSY;
+	}
+	kprobe_ftrace_set_only(user, user->nr_armed || num > 1 ?
+				     NULL : entries[0]);
+	ret = ftrace_set_filter_ips(&user->ops, ips, num, 0, 0);
+	if (!ret && !user->nr_armed) {
+		ret = register_ftrace_function(&user->ops);
+		if (ret)
+			ftrace_set_filter_ips(&user->ops, ips, num, 1, 0);
+	}
+	if (ret) {
+		kprobe_ftrace_set_only(user, NULL);
+		return ret;
+	}
+	user->nr_armed += num;
+	for (i = 0; i < num; i++) {
+		entries[i]->flags |= KPROBE_FLAG_FTRACE_ARMED;
+		if (ipmodify)
+			entries[i]->flags |= KPROBE_FLAG_FTRACE_IPMODIFY;
+	}
+	return 0;
+}
+
+/**
+ * kprobe_ftrace_arm_batch() - arm entries on ftrace sites together
+ * @entries: table entries on ftrace sites, not armed
+ * @num: how many
+ *
+ * One ftrace update for all those that join the same ops, where
+ * kprobe_ftrace_arm() makes one per entry.  When ftrace refuses the lot,
+ * each is tried alone, so that one refused site leaves the others armed.
+ *
+ * Return: 0, or the first error.
+ */
+int kprobe_ftrace_arm_batch(struct kprobe **entries, int num)
+{
+	struct kprobe_ftrace_user *user;
+	unsigned long *ips;
+	int u, i, n, ret = 0, err;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (unlikely(kprobe_ftrace_disabled))
+		return -ENODEV;
+	ips = kmalloc_array(num, sizeof(*ips), GFP_KERNEL);
+	for (u = 0; ips && u < 2; u++) {
+		user = kprobe_ftrace_user_for(u);
+		if (u && user == kprobe_ftrace_user_for(false))
+			break;
+		n = kprobe_ftrace_gather(user, entries, num, false, ips);
+		if (n && !kprobe_ftrace_arm_some(user, entries, n, ips)) {
+			entries += n;
+			num -= n;
+		}
+	}
+	kfree(ips);
+	/* What is left, one by one: each gets its own verdict. */
+	for (i = 0; i < num; i++) {
+		err = kprobe_ftrace_arm(entries[i]);
+		if (err && !ret)
+			ret = err;
+	}
+	return ret;
+}
+
+/**
+ * kprobe_ftrace_disarm_batch() - disarm entries on ftrace sites together
+ * @entries: table entries on ftrace sites
+ * @num: how many
+ *
+ * One ftrace update per ops for all of them; those that ftrace does not
+ * let go of together are disarmed one by one.
+ */
+void kprobe_ftrace_disarm_batch(struct kprobe **entries, int num)
+{
+	struct kprobe_ftrace_user *user;
+	unsigned long *ips;
+	int u, i, n, ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	ips = kmalloc_array(num, sizeof(*ips), GFP_KERNEL);
+	for (u = 0; ips && !kprobe_ftrace_disabled && u < 2; u++) {
+		user = kprobe_ftrace_user_for(u);
+		if (u && user == kprobe_ftrace_user_for(false))
+			break;
+		n = kprobe_ftrace_gather(user, entries, num, true, ips);
+		if (!n)
+			continue;
+		/* The ops' last sites leave with it: no update for them. */
+		ret = n == user->nr_armed ?
+		      unregister_ftrace_function(&user->ops) :
+		      ftrace_set_filter_ips(&user->ops, ips, n, 1, 0);
+		if (ret) {
+			pr_debug("%d sites cannot leave ftrace together (%d)\n",
+				 n, ret);
+			continue;
+		}
+		if (n == user->nr_armed)
+			ftrace_set_filter_ips(&user->ops, ips, n, 1, 0);
+		user->nr_armed -= n;
+		for (i = 0; i < n; i++) {
+			if (user->ops.private == entries[i])
+				kprobe_ftrace_set_only(user, NULL);
+			entries[i]->flags &= ~(KPROBE_FLAG_FTRACE_ARMED |
+					       KPROBE_FLAG_FTRACE_IPMODIFY);
+		}
+	}
+	kfree(ips);
+	/* Those left (disarmed ones return at once) one by one. */
+	for (i = 0; i < num; i++)
+		WARN_ON(kprobe_ftrace_disarm(entries[i]));
 }
 
 /**

@@ -177,6 +177,8 @@ static inline void kretprobe_release(struct kprobe *p) { }
 int kprobe_ftrace_arm(struct kprobe *p);
 int kprobe_ftrace_disarm(struct kprobe *p);
 void kprobe_ftrace_handover(struct kprobe *orig, struct kprobe *agg);
+int kprobe_ftrace_arm_batch(struct kprobe **entries, int num);
+void kprobe_ftrace_disarm_batch(struct kprobe **entries, int num);
 #if IS_ENABLED(CONFIG_KUNIT) && !defined(CONFIG_KPROBES_ON_FTRACE_DIRECT)
 /* Exported for lib/test_kprobes.c only. */
 struct kprobe *kprobe_ftrace_only(bool ipmodify);
@@ -198,6 +200,14 @@ static inline int kprobe_ftrace_disarm(struct kprobe *p)
 
 static inline void kprobe_ftrace_handover(struct kprobe *orig,
 					  struct kprobe *agg) { }
+
+static inline int kprobe_ftrace_arm_batch(struct kprobe **entries, int num)
+{
+	return -ENODEV;
+}
+
+static inline void kprobe_ftrace_disarm_batch(struct kprobe **entries,
+					      int num) { }
 #endif
 
 /* kprobes_blacklist.c */

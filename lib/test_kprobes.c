@@ -14,6 +14,7 @@
 #include <linux/completion.h>
 #include <linux/ctype.h>
 #include <linux/delay.h>
+#include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/kmsg_dump.h>
 #include <linux/kprobes.h>
@@ -1962,6 +1963,83 @@ static void ftrace_only_entry_follows_table(struct kunit *test)
 	call_site_2(test);
 	KUNIT_EXPECT_EQ(test, d->pre_hits, 3);
 #endif /* CONFIG_KPROBES_ON_FTRACE_DIRECT */
+}
+
+/*
+ * A batch's probes on ftrace sites are armed together and disarmed
+ * together (one ftrace update each way): every one fires while the batch
+ * is registered, two of them sharing a site, and none afterwards.
+ */
+static void ftrace_batch(struct kunit *test)
+{
+	struct site_probe *a = site_probe_at(test, FTRACE_SITE_1, true);
+	struct site_probe *b = site_probe_at(test, FTRACE_SITE_2, false);
+	struct site_probe *c = site_probe_at(test, FTRACE_SITE_2, true);
+	struct kprobe *kps[] = { &a->kp, &b->kp, &c->kp };
+
+	KUNIT_ASSERT_EQ(test, register_kprobes(kps, ARRAY_SIZE(kps)), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(table_entry(a->kp.addr)));
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(table_entry(b->kp.addr)));
+	call_site_1(test);
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, a->post_hits, 1);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, c->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, c->post_hits, 1);
+	unregister_kprobes(kps, ARRAY_SIZE(kps));
+	KUNIT_EXPECT_NULL(test, table_entry(a->kp.addr));
+	KUNIT_EXPECT_NULL(test, table_entry(b->kp.addr));
+	call_site_1(test);
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, c->pre_hits, 1);
+}
+
+#ifndef CONFIG_KPROBES_ON_FTRACE_DIRECT
+static void ftrace_blocker_func(unsigned long ip, unsigned long parent_ip,
+				struct ftrace_ops *ops,
+				struct ftrace_regs *fregs)
+{
+}
+
+static struct ftrace_ops ftrace_blocker = {
+	.func = ftrace_blocker_func,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+#endif
+
+/*
+ * ftrace refuses one site of a batch (a probe with a post_handler needs
+ * IPMODIFY, which another ftrace user holds on that function): the batch
+ * fails with ftrace's error and no site stays armed, the one ftrace
+ * accepted included.
+ */
+static void ftrace_batch_refused(struct kunit *test)
+{
+#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
+	kunit_skip(test, "no IPMODIFY here; the arch's own suite refuses a site");
+#else
+	struct site_probe *a = site_probe_at(test, FTRACE_SITE_1, true);
+	struct site_probe *b = site_probe_at(test, FTRACE_SITE_2, true);
+	struct kprobe *kps[] = { &a->kp, &b->kp };
+	unsigned long site2 = kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_2);
+
+	KUNIT_ASSERT_NE(test, site2, 0);
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&ftrace_blocker, site2, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, register_ftrace_function(&ftrace_blocker), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, ARRAY_SIZE(kps)), -EBUSY);
+	KUNIT_EXPECT_EQ(test, unregister_ftrace_function(&ftrace_blocker), 0);
+	ftrace_free_filter(&ftrace_blocker);
+	KUNIT_EXPECT_NULL(test, table_entry((void *)kprobe_ftrace_site_of_func(
+					(unsigned long)FTRACE_SITE_1)));
+	KUNIT_EXPECT_NULL(test, table_entry((void *)site2));
+	call_site_1(test);
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 0);
+#endif
 }
 
 /*
@@ -4146,6 +4224,8 @@ static struct kunit_case kprobes_test_cases[] = {
 #if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_KRETPROBES)
 	KUNIT_CASE(ftrace_only_entry_follows_table),
 	KUNIT_CASE(ftrace_entry_is_the_site),
+	KUNIT_CASE(ftrace_batch),
+	KUNIT_CASE(ftrace_batch_refused),
 #endif
 #ifdef CONFIG_KRETPROBES
 	KUNIT_CASE(toggle_unregistered_kretprobe),

@@ -1177,11 +1177,17 @@ static void kpa_other_leave(struct kunit *test)
 
 /*
  * ftrace goes on to one direct trampoline at most.  A probe is refused
- * on a site that has another's; one that was there first yields the site
- * to a later one and counts its hits as missed meanwhile.
+ * on a site that has another's, alone or in a batch; one that was there
+ * first yields the site to a later one and counts its hits as missed
+ * meanwhile.
  */
 static void ftrace_direct_owner(struct kunit *test)
 {
+	struct kprobe other = {
+		.symbol_name = "kpa_ft_other",
+		.pre_handler = kpa_ft_pre,
+	};
+	struct kprobe *kps[] = { &other, &ft.kp };
 	unsigned long site = kpa_ft_site(test);
 
 	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS))
@@ -1206,6 +1212,15 @@ static void ftrace_direct_owner(struct kunit *test)
 	ft.kp.pre_handler = kpa_ft_pre;
 	KUNIT_EXPECT_EQ(test, register_kprobe(&ft.kp), -EBUSY);
 	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, ft.pre, 0);
+
+	/* In a batch: it fails whole, the site it could have had unarmed. */
+	memset(&ft.kp, 0, sizeof(ft.kp));
+	ft.kp.symbol_name = "kpa_ft_target";
+	ft.kp.pre_handler = kpa_ft_pre;
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, ARRAY_SIZE(kps)), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, kpa_ft_other(1, 0, 0, 0, 0, 0, 0, 0), 0x5a5b);
 	KUNIT_EXPECT_EQ(test, ft.pre, 0);
 	kpa_other_leave(test);
 }
