@@ -2024,6 +2024,7 @@ static void ftrace_batch_refused(struct kunit *test)
 	struct site_probe *a = site_probe_at(test, FTRACE_SITE_1, true);
 	struct site_probe *b = site_probe_at(test, FTRACE_SITE_2, true);
 	struct kprobe *kps[] = { &a->kp, &b->kp };
+	unsigned long site1 = kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_1);
 	unsigned long site2 = kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_2);
 
 	KUNIT_ASSERT_NE(test, site2, 0);
@@ -2032,8 +2033,7 @@ static void ftrace_batch_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, register_kprobes(kps, ARRAY_SIZE(kps)), -EBUSY);
 	KUNIT_EXPECT_EQ(test, unregister_ftrace_function(&ftrace_blocker), 0);
 	ftrace_free_filter(&ftrace_blocker);
-	KUNIT_EXPECT_NULL(test, table_entry((void *)kprobe_ftrace_site_of_func(
-					(unsigned long)FTRACE_SITE_1)));
+	KUNIT_EXPECT_NULL(test, table_entry((void *)site1));
 	KUNIT_EXPECT_NULL(test, table_entry((void *)site2));
 	call_site_1(test);
 	call_site_2(test);
