@@ -77,6 +77,10 @@ static struct kprobe_ftrace_user kprobe_ftrace_redirected = {
 	.ops = { .func = kprobe_ftrace_redirect },
 };
 
+static struct kprobe_ftrace_user *const kprobe_ftrace_users[] = {
+	&kprobe_ftrace_redirected,
+};
+
 static struct kprobe_ftrace_user *kprobe_ftrace_user_for(bool ipmodify)
 {
 	return &kprobe_ftrace_redirected;
@@ -94,6 +98,11 @@ static struct kprobe_ftrace_user kprobe_ftrace_ipmodify = {
 		.func = kprobe_ftrace_handler,
 		.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 	},
+};
+
+static struct kprobe_ftrace_user *const kprobe_ftrace_users[] = {
+	&kprobe_ftrace_plain,
+	&kprobe_ftrace_ipmodify,
 };
 
 static struct kprobe_ftrace_user *kprobe_ftrace_user_for(bool ipmodify)
@@ -120,56 +129,6 @@ static struct kprobe_ftrace_user *kprobe_ftrace_user_to_join(struct kprobe *p)
 {
 	return kprobe_ftrace_user_for(p->post_handler &&
 				      !IS_ENABLED(CONFIG_KPROBES_ON_FTRACE_DIRECT));
-}
-
-/*
- * An entry records whether, and through which ops, it is armed, so that a
- * failed arm is never undone and disarm always leaves the ops it joined.
- */
-int kprobe_ftrace_arm(struct kprobe *p)
-{
-	struct kprobe_ftrace_user *user = kprobe_ftrace_user_to_join(p);
-	bool ipmodify = user->ops.flags & FTRACE_OPS_FL_IPMODIFY;
-	unsigned long ip = (unsigned long)p->addr;
-	int ret;
-
-	lockdep_assert_held(&kprobe_mutex);
-	if (p->flags & KPROBE_FLAG_FTRACE_ARMED)
-		return 0;
-	if (unlikely(kprobe_ftrace_disabled))
-		return -ENODEV;
-	if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE_DIRECT) &&
-	    ftrace_find_rec_direct(ip)) {
-		pr_debug("%pS: another direct trampoline owns the site\n",
-			 p->addr);
-		return -EBUSY;
-	}
-
-	/* A second entry: the handler must look each one up. */
-	kprobe_ftrace_set_only(user, user->nr_armed ? NULL : p);
-	ret = ftrace_set_filter_ip(&user->ops, ip, 0, 0);
-	if (ret) {
-		pr_debug("%pS: ftrace filter refused (%d)\n", p->addr, ret);
-		goto refused;
-	}
-	if (user->nr_armed == 0) {
-		ret = register_ftrace_function(&user->ops);
-		if (ret) {
-			ftrace_set_filter_ip(&user->ops, ip, 1, 0);
-			pr_debug("%pS: ftrace ops refused (%d)\n", p->addr, ret);
-			goto refused;
-		}
-	}
-	user->nr_armed++;
-	p->flags |= KPROBE_FLAG_FTRACE_ARMED;
-	if (ipmodify)
-		p->flags |= KPROBE_FLAG_FTRACE_IPMODIFY;
-	return 0;
-
-refused:
-	if (user->ops.private == p)
-		kprobe_ftrace_set_only(user, NULL);
-	return ret;
 }
 
 int kprobe_ftrace_disarm(struct kprobe *p)
@@ -240,8 +199,11 @@ static int kprobe_ftrace_arm_some(struct kprobe_ftrace_user *user,
 
 	for (i = 0; i < num; i++) {
 		if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE_DIRECT) &&
-		    ftrace_find_rec_direct(ips[i]))
+		    ftrace_find_rec_direct(ips[i])) {
+			pr_debug("%pS: another direct trampoline owns the site\n",
+				 (void *)ips[i]);
 			return -EBUSY;
+		}
 	}
 	kprobe_ftrace_set_only(user, user->nr_armed || num > 1 ?
 				     NULL : entries[0]);
@@ -262,6 +224,26 @@ static int kprobe_ftrace_arm_some(struct kprobe_ftrace_user *user,
 			entries[i]->flags |= KPROBE_FLAG_FTRACE_IPMODIFY;
 	}
 	return 0;
+}
+
+/*
+ * An entry records whether, and through which ops, it is armed, so that a
+ * failed arm is never undone and disarm always leaves the ops it joined.
+ */
+int kprobe_ftrace_arm(struct kprobe *p)
+{
+	unsigned long ip = (unsigned long)p->addr;
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (p->flags & KPROBE_FLAG_FTRACE_ARMED)
+		return 0;
+	if (unlikely(kprobe_ftrace_disabled))
+		return -ENODEV;
+	ret = kprobe_ftrace_arm_some(kprobe_ftrace_user_to_join(p), &p, 1, &ip);
+	if (ret)
+		pr_debug("%pS: ftrace refused the site (%d)\n", p->addr, ret);
+	return ret;
 }
 
 /**
@@ -285,10 +267,8 @@ int kprobe_ftrace_arm_batch(struct kprobe **entries, int num)
 	if (unlikely(kprobe_ftrace_disabled))
 		return -ENODEV;
 	ips = kmalloc_array(num, sizeof(*ips), GFP_KERNEL);
-	for (u = 0; ips && u < 2; u++) {
-		user = kprobe_ftrace_user_for(u);
-		if (u && user == kprobe_ftrace_user_for(false))
-			break;
+	for (u = 0; ips && u < ARRAY_SIZE(kprobe_ftrace_users); u++) {
+		user = kprobe_ftrace_users[u];
 		n = kprobe_ftrace_gather(user, entries, num, false, ips);
 		if (n && !kprobe_ftrace_arm_some(user, entries, n, ips)) {
 			entries += n;
@@ -321,10 +301,9 @@ void kprobe_ftrace_disarm_batch(struct kprobe **entries, int num)
 
 	lockdep_assert_held(&kprobe_mutex);
 	ips = kmalloc_array(num, sizeof(*ips), GFP_KERNEL);
-	for (u = 0; ips && !kprobe_ftrace_disabled && u < 2; u++) {
-		user = kprobe_ftrace_user_for(u);
-		if (u && user == kprobe_ftrace_user_for(false))
-			break;
+	for (u = 0; ips && !kprobe_ftrace_disabled &&
+		    u < ARRAY_SIZE(kprobe_ftrace_users); u++) {
+		user = kprobe_ftrace_users[u];
 		n = kprobe_ftrace_gather(user, entries, num, true, ips);
 		if (!n)
 			continue;
