@@ -1152,7 +1152,7 @@ static unsigned long kpa_other_direct_addr(void)
 
 static struct ftrace_ops kpa_other_ops;
 
-static int kpa_other_take(struct kunit *test, unsigned long site)
+static int kpa_other_take(unsigned long site)
 {
 	int ret;
 
@@ -1196,7 +1196,7 @@ static void ftrace_direct_owner(struct kunit *test)
 	kpa_ft_register(test, KPA_FT_WATCH, false);
 	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
 	KUNIT_EXPECT_EQ(test, ft.pre, 1);
-	KUNIT_ASSERT_EQ(test, kpa_other_take(test, site), 0);
+	KUNIT_ASSERT_EQ(test, kpa_other_take(site), 0);
 	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
 	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
 	KUNIT_EXPECT_EQ(test, ft.pre, 1);
@@ -1206,7 +1206,7 @@ static void ftrace_direct_owner(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ft.pre, 2);
 	unregister_kprobe(&ft.kp);
 
-	KUNIT_ASSERT_EQ(test, kpa_other_take(test, site), 0);
+	KUNIT_ASSERT_EQ(test, kpa_other_take(site), 0);
 	memset(&ft, 0, sizeof(ft));
 	ft.kp.symbol_name = "kpa_ft_target";
 	ft.kp.pre_handler = kpa_ft_pre;
