@@ -203,6 +203,8 @@ ensure_arm64_busybox() {
 # (lists, cache and sources under $KP_WORK/apt-riscv64), so the host's
 # sources, lists and architectures stay as they are.
 KP_RISCV64_SUITE=trixie
+KP_RISCV64_BUSYBOX_URL=http://deb.debian.org/debian/pool/main/b/busybox/busybox-static_1.37.0-6+b9_riscv64.deb
+KP_RISCV64_BUSYBOX_SHA256=4add476d2b185c5b487c285b38d790f0881a7e4a8e2ddde835f917e770eb8633
 
 riscv64_apt() {
 	local d=$KP_WORK/apt-riscv64
@@ -211,7 +213,8 @@ riscv64_apt() {
 		-o Dir::Etc::SourceParts="$d/empty" -o Dir::Etc::PreferencesParts="$d/empty" \
 		-o Dir::Etc::Preferences="$d/empty/none" \
 		-o APT::Architecture=riscv64 -o APT::Architectures=riscv64 \
-		-o Acquire::Languages=none "$@"
+		-o Acquire::Languages=none -o Acquire::By-Hash=force \
+		-o Acquire::Retries=3 "$@"
 }
 
 ensure_riscv64_busybox() {
@@ -223,11 +226,23 @@ ensure_riscv64_busybox() {
 	: >"$d/state/status"
 	echo "deb [arch=riscv64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
 		"http://deb.debian.org/debian $KP_RISCV64_SUITE main" >"$d/sources.list"
-	riscv64_apt update >>"$KP_LOGS/apt.log" 2>&1 ||
-		die "apt-get update of Debian $KP_RISCV64_SUITE riscv64 failed (see $KP_LOGS/apt.log;" \
-			"debian-archive-keyring must hold the $KP_RISCV64_SUITE keys)"
-	(cd "$dir.tmp" && riscv64_apt download busybox-static) >>"$KP_LOGS/apt.log" 2>&1 ||
-		die "could not download busybox-static for riscv64 (see $KP_LOGS/apt.log)"
+	# The pinned build first: its checksum is ours, so no index is
+	# needed.  When trixie has moved on and the pool no longer holds it,
+	# apt finds the current one (By-Hash spares it a mirror caught in
+	# the middle of a sync where the mirror offers that).
+	if ! /usr/lib/apt/apt-helper download-file "$KP_RISCV64_BUSYBOX_URL" \
+		"$dir.tmp/busybox-static_pinned_riscv64.deb" \
+		"SHA256:$KP_RISCV64_BUSYBOX_SHA256" >>"$KP_LOGS/apt.log" 2>&1; then
+		rm -f "$dir.tmp"/*.deb
+		riscv64_apt update >>"$KP_LOGS/apt.log" 2>&1 ||
+			die "busybox-static for riscv64: the pinned package is gone and" \
+				"apt-get update of Debian $KP_RISCV64_SUITE failed (see" \
+				"$KP_LOGS/apt.log; \"unexpected size\" is a mirror mid-sync," \
+				"retry later; a signature error means debian-archive-keyring" \
+				"must hold the $KP_RISCV64_SUITE keys)"
+		(cd "$dir.tmp" && riscv64_apt download busybox-static) >>"$KP_LOGS/apt.log" 2>&1 ||
+			die "could not download busybox-static for riscv64 (see $KP_LOGS/apt.log)"
+	fi
 	deb=$(ls "$dir.tmp"/busybox-static_*_riscv64.deb)
 	dpkg -x "$deb" "$dir.tmp/root"
 	# Debian 13 has merged /usr: the binary is in usr/bin there.
