@@ -300,9 +300,9 @@ void kprobe_ftrace_disarm_batch(struct kprobe **entries, int num)
 	int u, i, n, ret;
 
 	lockdep_assert_held(&kprobe_mutex);
-	ips = kmalloc_array(num, sizeof(*ips), GFP_KERNEL);
-	for (u = 0; ips && !kprobe_ftrace_disabled &&
-		    u < ARRAY_SIZE(kprobe_ftrace_users); u++) {
+	ips = kprobe_ftrace_disabled ? NULL :
+	      kmalloc_array(num, sizeof(*ips), GFP_KERNEL);
+	for (u = 0; ips && u < ARRAY_SIZE(kprobe_ftrace_users); u++) {
 		user = kprobe_ftrace_users[u];
 		n = kprobe_ftrace_gather(user, entries, num, true, ips);
 		if (!n)
