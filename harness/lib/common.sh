@@ -128,6 +128,7 @@ KP_PACKAGES=(
 	"rsync:rsync"
 	"sparse:sparse"
 	"python3-sphinx:sphinx-build"
+	"python3-yaml:/usr/lib/python3/dist-packages/yaml/__init__.py"
 	"perl:perl"
 	"debian-archive-keyring:/usr/share/keyrings/debian-archive-keyring.gpg"
 	"binutils:readelf"
