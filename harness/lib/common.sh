@@ -214,8 +214,7 @@ riscv64_apt() {
 		-o Dir::Etc::SourceParts="$d/empty" -o Dir::Etc::PreferencesParts="$d/empty" \
 		-o Dir::Etc::Preferences="$d/empty/none" \
 		-o APT::Architecture=riscv64 -o APT::Architectures=riscv64 \
-		-o Acquire::Languages=none -o Acquire::By-Hash=force \
-		-o Acquire::Retries=3 "$@"
+		-o Acquire::Languages=none -o Acquire::Retries=3 "$@"
 }
 
 ensure_riscv64_busybox() {
@@ -229,8 +228,7 @@ ensure_riscv64_busybox() {
 		"http://deb.debian.org/debian $KP_RISCV64_SUITE main" >"$d/sources.list"
 	# The pinned build first: its checksum is ours, so no index is
 	# needed.  When trixie has moved on and the pool no longer holds it,
-	# apt finds the current one (By-Hash spares it a mirror caught in
-	# the middle of a sync where the mirror offers that).
+	# apt finds the current one.
 	if ! /usr/lib/apt/apt-helper download-file "$KP_RISCV64_BUSYBOX_URL" \
 		"$dir.tmp/busybox-static_pinned_riscv64.deb" \
 		"SHA256:$KP_RISCV64_BUSYBOX_SHA256" >>"$KP_LOGS/apt.log" 2>&1; then
