@@ -766,7 +766,7 @@ static const struct kpa_decode kpa_decode_list[] = {
 	{ 0xd518d080, K, REJ(SYSTEM), "MSR TPIDR_EL1" },
 	{ 0xd503201f, K, SIMD, "NOP" },
 	{ 0xd503245f, K, SIMD, "BTI c" },
-	{ 0xd5032e1f, K, REJ(HINT), "HINT #0x70" },
+	{ 0xd5032e1f, K, REJ(HINT), "HINT 0x70" },
 	{ 0xd5033fdf, K, STEPD, "ISB" },
 	{ 0x8b010000, K, STEPD, "ADD" },
 	{ 0xf9400020, K, STEPD, "LDR" },
