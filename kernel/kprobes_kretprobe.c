@@ -12,6 +12,7 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 
 #include "kprobes_internal.h"
@@ -29,14 +30,23 @@ static int kretprobe_default_maxactive(void)
 
 static bool kretprobe_blacklisted(kprobe_opcode_t *addr)
 {
+	unsigned long offset;
+	kprobe_opcode_t *func;
 	int i;
 
 	/* With the size a constant 0 the array reference compiles away. */
 	if (!kretprobe_blacklist_size)
 		return false;
+	/*
+	 * The entry probe may sit past the symbol (after an ENDBR, on an
+	 * ftrace site), so compare the functions, not the addresses.
+	 */
+	if (!kallsyms_lookup_size_offset((unsigned long)addr, NULL, &offset))
+		return false;
+	func = (kprobe_opcode_t *)((unsigned long)addr - offset);
 	for (i = 0; kretprobe_blacklist[i].name; i++) {
 		if (kretprobe_blacklist[i].addr &&
-		    kretprobe_blacklist[i].addr == addr)
+		    kretprobe_blacklist[i].addr == func)
 			return true;
 	}
 	return false;
