@@ -2519,6 +2519,31 @@ static void kretprobe_rejects_non_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tr->entry_hits + tr->ret_hits, 0);
 }
 
+/*
+ * The arch's list of functions whose return cannot be intercepted: a
+ * kretprobe on each is refused, a kprobe on each is not.
+ */
+static void kretprobe_arch_blacklist(struct kunit *test)
+{
+	int i, named = 0;
+
+	if (!kretprobe_blacklist_size)
+		kunit_skip(test, "this arch lists no function for kretprobes to refuse");
+	for (i = 0; kretprobe_blacklist[i].name; i++) {
+		struct test_kretprobe *tr = new_kretprobe(test, 'R', NULL);
+		struct kprobe kp = { .symbol_name = kretprobe_blacklist[i].name };
+
+		tr->rp.kp.symbol_name = kretprobe_blacklist[i].name;
+		KUNIT_EXPECT_EQ_MSG(test, reg_kretprobe(test, &tr->rp), -EINVAL,
+				    "kretprobe on %s", kretprobe_blacklist[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, reg_kprobe(test, &kp), 0,
+				    "kprobe on %s", kretprobe_blacklist[i].name);
+		unreg_kprobe(test, &kp);
+		named++;
+	}
+	KUNIT_EXPECT_GT(test, named, 0);
+}
+
 static void toggle_unregistered_kretprobe(struct kunit *test)
 {
 	struct test_kretprobe *tr = new_kretprobe(test, 'R', kprobes_test_target);
@@ -4241,6 +4266,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kretprobe_maxactive_nested_miss),
 	KUNIT_CASE(kretprobe_default_maxactive),
 	KUNIT_CASE(kretprobe_rejects_non_entry),
+	KUNIT_CASE(kretprobe_arch_blacklist),
 	KUNIT_CASE(kretprobe_unregister_in_flight),
 	KUNIT_CASE(kretprobe_task_exit_reclaims),
 	KUNIT_CASE(kretprobe_instance_follows_cpu),

@@ -4,6 +4,7 @@
  * swapped for __kretprobe_trampoline; the trampoline lets the kprobes core
  * run the return handlers and then returns to the real caller.
  */
+#include <kunit/visibility.h>
 #include <linux/kprobes.h>
 #include <linux/objtool.h>
 #include <linux/stringify.h>
@@ -20,13 +21,21 @@
  * __switch_to() is entered on the next task's stack while "current" is
  * still the previous task, so its return would be looked for in the wrong
  * task's kretprobe list.
+ *
+ * ret_from_fork() ends in a tail call of syscall_exit_to_user_mode(),
+ * which has already told lockdep that interrupts are on: its return lands
+ * in the entry code on the way to user space, with interrupts really off,
+ * where no return handler (nor the lockdep-checked code it runs) may run.
  */
 struct kretprobe_blackpoint kretprobe_blacklist[] = {
 	{ .name = "__switch_to" },
+	{ .name = "ret_from_fork" },
 	{ }
 };
+EXPORT_SYMBOL_IF_KUNIT(kretprobe_blacklist);
 
 const int kretprobe_blacklist_size = ARRAY_SIZE(kretprobe_blacklist);
+EXPORT_SYMBOL_IF_KUNIT(kretprobe_blacklist_size);
 
 /*
  * Called at function entry (int3 or ftrace site); either way regs->sp
