@@ -8,9 +8,18 @@
  * fired, and the refusals grouped by errno.  Exit status 1 when a rule was
  * broken, 2 on a setup error.
  *
- *   kpsweep [-r] [-s STRIDE] [-o FIRST] [-b BATCH] [-t SECONDS]
+ *   kpsweep [-r] [-m] [-s STRIDE] [-o FIRST] [-b BATCH] [-t SECONDS]
  *
  * STRIDE n tries every n-th function (by address) starting with the FIRST.
+ *
+ * With -m the probes are not events: the kpstress module registers each
+ * batch with one register_kprobes() (or register_kretprobes()) call and
+ * counts the hits itself, and a refusal reports the errno that kprobes
+ * gave, where trace_kprobe says EINVAL for most.  Only the functions that
+ * a kprobe event accepts are tried (those with an ftrace site, unless the
+ * kernel allows events on notrace functions), so that the two modes
+ * sweep the same set: one event at a time costs an ftrace update each,
+ * a batch one in all, which is what lets -m cover every function.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +31,7 @@
 
 #define TRACING "/sys/kernel/tracing"
 #define LIST "/sys/kernel/debug/kprobes/list"
+#define SWEEP "/sys/kernel/debug/kpstress_sweep"
 
 struct fn {
 	unsigned long addr;
@@ -83,7 +93,117 @@ static int by_addr(const void *a, const void *b)
 }
 
 static unsigned long text_lo, text_hi, init_lo, init_hi;
-static size_t outside;
+static size_t outside, notrace;
+
+/* Room for one more element in the array at *@arr, which holds @n of @cap. */
+static int grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+	size_t want = *cap ? 2 * *cap : 65536;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*arr, want * size);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = want;
+	return 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Keep the functions whose span holds an ftrace site: the ones a kprobe
+ * event accepts on a kernel with dynamic ftrace and without
+ * CONFIG_KPROBE_EVENTS_ON_NOTRACE.  Without dynamic ftrace (no list of
+ * sites) an event accepts any function, and so does the sweep.
+ */
+static int keep_traceable(void)
+{
+	FILE *f = fopen(TRACING "/available_filter_functions_addrs", "r");
+	unsigned long *ips = NULL, ip;
+	size_t n = 0, cap = 0, i, j, k = 0;
+	char line[256];
+
+	if (!f)
+		return access(TRACING "/available_filter_functions", F_OK) ? 0 : -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx", &ip) != 1 || strchr(line, '['))
+			continue;
+		if (grow((void **)&ips, &cap, n, sizeof(*ips)))
+			return -1;
+		ips[n++] = ip;
+	}
+	fclose(f);
+	qsort(ips, n, sizeof(*ips), by_value);
+	for (i = j = 0; i < nr_fns; i++) {
+		unsigned long end = i + 1 < nr_fns ? fns[i + 1].addr : ~0UL;
+
+		while (k < n && ips[k] < fns[i].addr)
+			k++;
+		if (k < n && ips[k] < end)
+			fns[j++] = fns[i];
+		else
+			notrace++;
+	}
+	nr_fns = j;
+	free(ips);
+	return 0;
+}
+
+/*
+ * One batch through the kpstress module: register, let the workload run,
+ * read each probe's verdict and hits.  Returns the registration's errno
+ * for a setup error, else 0.
+ */
+static int module_batch(struct fn **batch, size_t n, int ret, unsigned int seconds)
+{
+	char buf[4096], line[128];
+	size_t len = 0, i;
+	unsigned long addr, hits;
+	int err, e;
+	FILE *f;
+
+	for (i = 0; i <= n; i++) {
+		if (i == n || len > sizeof(buf) - 40) {
+			e = write_str(SWEEP, buf);
+			if (e)
+				return e;
+			len = 0;
+		}
+		if (i == n)
+			break;
+		if (!len)
+			len = snprintf(buf, sizeof(buf), "a");
+		len += snprintf(buf + len, sizeof(buf) - len, " %lx", batch[i]->addr);
+	}
+	e = write_str(SWEEP, ret ? "r" : "p");
+	if (e)
+		return e;
+	sleep(seconds);
+	f = fopen(SWEEP, "r");
+	if (!f)
+		return errno;
+	for (i = 0; i < n && fgets(line, sizeof(line), f); i++) {
+		if (sscanf(line, "%lx %d %lu", &addr, &err, &hits) != 3 ||
+		    addr != batch[i]->addr)
+			break;
+		if (err) {
+			refused[err < MAX_ERR ? err : 0]++;
+			continue;
+		}
+		batch[i]->taken = 1;
+		batch[i]->hits = hits;
+	}
+	fclose(f);
+	return i == n ? 0 : EPROTO;
+}
 
 static int in_named_text(unsigned long a)
 {
@@ -118,12 +238,8 @@ static int read_kallsyms(void)
 			continue;
 		if (!strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6))
 			continue;
-		if (nr_fns == cap) {
-			cap = cap ? 2 * cap : 65536;
-			fns = realloc(fns, cap * sizeof(*fns));
-			if (!fns)
-				return -1;
-		}
+		if (grow((void **)&fns, &cap, nr_fns, sizeof(*fns)))
+			return -1;
 		fns[nr_fns].addr = addr;
 		snprintf(fns[nr_fns].name, sizeof(fns[nr_fns].name), "%s", name);
 		fns[nr_fns].taken = 0;
@@ -206,20 +322,21 @@ int main(int argc, char **argv)
 	size_t stride = 1, first = 0, bsize = 500, i, b, n, taken = 0, fired = 0;
 	size_t tried = 0, broken = 0;
 	unsigned int seconds = 2;
-	int ret = 0, opt, e;
+	int ret = 0, by_module = 0, opt, e;
 	char def[160];
 	struct fn **batch;
 	time_t t0 = time(NULL);
 
-	while ((opt = getopt(argc, argv, "rs:o:b:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "rms:o:b:t:")) != -1) {
 		switch (opt) {
 		case 'r': ret = 1; break;
+		case 'm': by_module = 1; break;
 		case 's': stride = strtoul(optarg, NULL, 0); break;
 		case 'o': first = strtoul(optarg, NULL, 0); break;
 		case 'b': bsize = strtoul(optarg, NULL, 0); break;
 		case 't': seconds = strtoul(optarg, NULL, 0); break;
 		default:
-			fprintf(stderr, "usage: kpsweep [-r] [-s STRIDE] [-o FIRST] [-b BATCH] [-t SECONDS]\n");
+			fprintf(stderr, "usage: kpsweep [-r] [-m] [-s STRIDE] [-o FIRST] [-b BATCH] [-t SECONDS]\n");
 			return 2;
 		}
 	}
@@ -227,16 +344,38 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kpsweep: cannot read /proc/kallsyms (or bad options)\n");
 		return 2;
 	}
+	if (by_module && (keep_traceable() || access(SWEEP, W_OK))) {
+		fprintf(stderr, "kpsweep: -m needs " TRACING "/available_filter_functions_addrs and kpstress.ko's " SWEEP "\n");
+		return 2;
+	}
 	batch = calloc(bsize, sizeof(*batch));
 	if (!batch)
 		return 2;
-	printf("# kpsweep: %s events on %zu of %zu kernel functions (every %zu-th from %zu), %zu per batch, %us each; %zu outside the text kallsyms names left out\n",
-	       ret ? "kretprobe" : "kprobe", (nr_fns - first + stride - 1) / stride,
-	       nr_fns, stride, first, bsize, seconds, outside);
+	printf("# kpsweep: %s %s on %zu of %zu kernel functions (every %zu-th from %zu), %zu per batch, %us each; %zu outside the text kallsyms names and %zu notrace left out\n",
+	       ret ? "kretprobe" : "kprobe",
+	       by_module ? "batches (register_*probes())" : "events",
+	       first < nr_fns ? (nr_fns - first + stride - 1) / stride : 0,
+	       nr_fns, stride, first, bsize, seconds, outside, notrace);
 	fflush(stdout);
 	for (i = first, b = 0; i < nr_fns; b++) {
 		size_t listed, left;
 
+		if (by_module) {
+			for (n = 0; n < bsize && i < nr_fns; i += stride, n++)
+				batch[n] = &fns[i];
+			tried += n;
+			e = module_batch(batch, n, ret, seconds);
+			if (e) {
+				printf("# kpsweep: the kpstress module refused a batch: %s\n",
+				       errname(e));
+				write_str(SWEEP, "u");
+				return 2;
+			}
+			listed = count_listed(batch, n);
+			e = write_str(SWEEP, "u");
+			left = count_listed(batch, n);
+			goto check;
+		}
 		for (n = 0; n < bsize && i < nr_fns; i += stride, n++) {
 			batch[n] = &fns[i];
 			snprintf(def, sizeof(def), "%c:sweep/f%zu 0x%lx",
@@ -263,6 +402,11 @@ int main(int argc, char **argv)
 			}
 		}
 		left = count_listed(batch, n);
+check:
+		for (size_t k = 0; k < n; k++) {
+			taken += by_module && batch[k]->taken;
+			fired += by_module && batch[k]->hits > 0;
+		}
 		{
 			size_t want = 0;
 

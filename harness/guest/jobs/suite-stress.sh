@@ -9,8 +9,11 @@
 # which the kernel must report, inside an expected-splat window.
 #
 # kp.stress=MINUTES on the command line is the long form ("harness/kp
-# stress"): the sweep takes a share of about 2000 functions (another on
-# every boot), then races run in rounds for what is left of the time.  Without it, the bounded form that "harness/kp
+# stress"): the event sweep takes a share of about 2000 functions
+# (another on every boot), the batch sweep (kpsweep -m, probes registered
+# by the kpstress module, register_kprobes() per batch) takes every
+# function an event would accept, then races run in rounds for what is
+# left of the time.  Without it, the bounded form that "harness/kp
 # test" runs: a sample of the functions and a few seconds of races.
 . /kp/lib.sh
 
@@ -199,16 +202,20 @@ if [ -n "$MINUTES" ]; then
 	# Batches of 100 keep event_mutex, held while a batch is enabled,
 	# under the hung-task timeout.
 	STRIDE=$((NFUNCS / 2000 + 1)) BATCH=100 DWELL=2 RACE=60 FAULTS=20
+	# A batch of probes registered by one call takes one ftrace update,
+	# so the module's sweep covers every function.
+	MSTRIDE=1 MBATCH=1000
 else
 	# About 200 functions, a different sample on every boot.
 	STRIDE=$((NFUNCS / 200 + 1)) BATCH=200 DWELL=3 RACE=10 FAULTS=4
+	MSTRIDE=$((NFUNCS / 2000 + 1)) MBATCH=500
 fi
 FIRST=$(($(date +%s) % STRIDE))
 sort $LIST >/tmp/list.before
 insmod /kp/ext/kpstress.ko || say "# kpstress did not load"
 
-PLAN=9
-[ -n "$MINUTES" ] && PLAN=10
+PLAN=11
+[ -n "$MINUTES" ] && PLAN=12
 tap_begin stress $PLAN
 say "# stress: $NCPU vCPUs, $NFUNCS functions, every $STRIDE-th from $FIRST, races ${RACE}s${MINUTES:+, $MINUTES minutes in all}"
 workload_start
@@ -216,6 +223,10 @@ check "kprobe events swept over the kernel: all listed, all removed" \
 	sweep -s $STRIDE -o $FIRST -b $BATCH -t $DWELL
 check "kretprobe events swept over the kernel: all listed, all removed" \
 	sweep -r -s $STRIDE -o $FIRST -b $BATCH -t $DWELL
+check "kprobes swept over the kernel in register_kprobes() batches: all listed, all removed" \
+	sweep -m -s $MSTRIDE -o $((FIRST % MSTRIDE)) -b $MBATCH -t $DWELL
+check "kretprobes swept over the kernel in register_kretprobes() batches: all listed, all removed" \
+	sweep -m -r -s $MSTRIDE -o $((FIRST % MSTRIDE)) -b $MBATCH -t $DWELL
 check "races: every call seen by every stable probe while others churn" race $RACE 1
 check "races: with the enabled knob and the sysctl flipping" race_flipping $RACE
 if on_rethook; then

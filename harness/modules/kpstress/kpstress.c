@@ -21,8 +21,12 @@
  * Writing N to "faults" runs the fault race for N seconds (see the
  * comment above kps_faults_run()), and writing 1 to "sleeper" arms, for
  * one call, a pre_handler that may sleep: the debug config must report it.
+ *
+ * /sys/kernel/debug/kpstress_sweep registers probes on given addresses in
+ * batches, for kpsweep -m (see above kps_sweep_register()).
  */
 #include <linux/atomic.h>
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -32,6 +36,7 @@
 #include <linux/prandom.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -920,13 +925,225 @@ static const struct kernel_param_ops kps_sleeper_ops = {
 module_param_cb(sleeper, &kps_sleeper_ops, NULL, 0200);
 MODULE_PARM_DESC(sleeper, "write 1: one call through a pre_handler that may sleep");
 
+/*
+ * The batch sweep: kpsweep -m puts a kprobe (or kretprobe) on every
+ * function of a batch with one register_kprobes() call, through
+ * /sys/kernel/debug/kpstress_sweep:
+ *
+ *   "a ADDR ADDR ..."  adds addresses to the next batch (hex, any number
+ *                      of writes, up to KPS_SWEEP_MAX in all);
+ *   "p" or "r"         registers the batch as kprobes or kretprobes;
+ *   "u"                unregisters and forgets it.
+ *
+ * Reading gives one line per address: "ADDR ERRNO HITS", ERRNO 0 for a
+ * probe that registered.  A batch that register_*probes() refuses is
+ * split in halves until each refused probe stands alone, so a refusal
+ * names its own errno and the others still go in batches.
+ */
+#define KPS_SWEEP_MAX	4096
+
+struct kps_sweep_probe {
+	struct kprobe kp;
+	struct kretprobe rp;
+	unsigned long addr;
+	atomic_long_t hits;
+	int err;
+};
+
+static DEFINE_MUTEX(kps_sweep_lock);
+static struct kps_sweep_probe *kps_sweep_probes;
+static unsigned int kps_sweep_nr;
+static char kps_sweep_kind;	/* 0 while nothing is registered */
+
+static int kps_sweep_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_long_inc(&container_of(p, struct kps_sweep_probe, kp)->hits);
+	return 0;
+}
+
+static int kps_sweep_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	if (rp)
+		atomic_long_inc(&container_of(rp, struct kps_sweep_probe,
+					      rp)->hits);
+	return 0;
+}
+
+/* Register @n probes from @first, halving what is refused. */
+static void kps_sweep_register(struct kps_sweep_probe *first, unsigned int n,
+			       void **ptrs)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		struct kps_sweep_probe *sp = first + i;
+
+		memset(&sp->kp, 0, sizeof(sp->kp));
+		memset(&sp->rp, 0, sizeof(sp->rp));
+		if (kps_sweep_kind == 'p') {
+			sp->kp.addr = (kprobe_opcode_t *)sp->addr;
+			sp->kp.pre_handler = kps_sweep_pre;
+			ptrs[i] = &sp->kp;
+		} else {
+			sp->rp.kp.addr = (kprobe_opcode_t *)sp->addr;
+			sp->rp.handler = kps_sweep_ret;
+			ptrs[i] = &sp->rp;
+		}
+	}
+	ret = kps_sweep_kind == 'p' ?
+	      register_kprobes((struct kprobe **)ptrs, n) :
+	      register_kretprobes((struct kretprobe **)ptrs, n);
+	if (!ret || n == 1) {
+		for (i = 0; i < n; i++)
+			first[i].err = ret;
+		return;
+	}
+	kps_sweep_register(first, n / 2, ptrs);
+	kps_sweep_register(first + n / 2, n - n / 2, ptrs);
+}
+
+static void kps_sweep_unregister(void)
+{
+	unsigned int i, n = 0;
+	void **ptrs;
+
+	ptrs = kvcalloc(kps_sweep_nr, sizeof(*ptrs), GFP_KERNEL);
+	for (i = 0; i < kps_sweep_nr; i++) {
+		struct kps_sweep_probe *sp = &kps_sweep_probes[i];
+
+		if (sp->err)
+			continue;
+		if (!ptrs)	/* no memory for one call: one by one */
+			kps_sweep_kind == 'p' ? unregister_kprobe(&sp->kp) :
+						unregister_kretprobe(&sp->rp);
+		else
+			ptrs[n++] = kps_sweep_kind == 'p' ? (void *)&sp->kp :
+							    (void *)&sp->rp;
+	}
+	if (n && kps_sweep_kind == 'p')
+		unregister_kprobes((struct kprobe **)ptrs, n);
+	else if (n)
+		unregister_kretprobes((struct kretprobe **)ptrs, n);
+	kvfree(ptrs);
+	kps_sweep_kind = 0;
+}
+
+static int kps_sweep_add(char *buf)
+{
+	struct kps_sweep_probe *more;
+	unsigned long addr;
+	char *tok;
+
+	while ((tok = strsep(&buf, " \n"))) {
+		if (!*tok)
+			continue;
+		if (kstrtoul(tok, 16, &addr) || kps_sweep_nr >= KPS_SWEEP_MAX)
+			return -EINVAL;
+		if (!kps_sweep_probes) {
+			more = kvcalloc(KPS_SWEEP_MAX, sizeof(*more), GFP_KERNEL);
+			if (!more)
+				return -ENOMEM;
+			kps_sweep_probes = more;
+		}
+		kps_sweep_probes[kps_sweep_nr].addr = addr;
+		atomic_long_set(&kps_sweep_probes[kps_sweep_nr].hits, 0);
+		kps_sweep_probes[kps_sweep_nr].err = -ENOENT;
+		kps_sweep_nr++;
+	}
+	return 0;
+}
+
+static ssize_t kps_sweep_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	char *buf;
+	void **ptrs;
+	int ret = 0;
+
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	mutex_lock(&kps_sweep_lock);
+	switch (buf[0]) {
+	case 'a':
+		ret = kps_sweep_kind ? -EBUSY : kps_sweep_add(buf + 1);
+		break;
+	case 'p':
+	case 'r':
+		if (kps_sweep_kind || !kps_sweep_nr) {
+			ret = -EBUSY;
+			break;
+		}
+		ptrs = kvcalloc(kps_sweep_nr, sizeof(*ptrs), GFP_KERNEL);
+		if (!ptrs) {
+			ret = -ENOMEM;
+			break;
+		}
+		kps_sweep_kind = buf[0];
+		kps_sweep_register(kps_sweep_probes, kps_sweep_nr, ptrs);
+		kvfree(ptrs);
+		break;
+	case 'u':
+		if (kps_sweep_kind)
+			kps_sweep_unregister();
+		kps_sweep_nr = 0;
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	mutex_unlock(&kps_sweep_lock);
+	kfree(buf);
+	return ret ? ret : count;
+}
+
+static int kps_sweep_show(struct seq_file *m, void *unused)
+{
+	unsigned int i;
+
+	mutex_lock(&kps_sweep_lock);
+	for (i = 0; i < kps_sweep_nr; i++) {
+		struct kps_sweep_probe *sp = &kps_sweep_probes[i];
+
+		seq_printf(m, "%lx %d %lu\n", sp->addr, -sp->err,
+			   atomic_long_read(&sp->hits));
+	}
+	mutex_unlock(&kps_sweep_lock);
+	return 0;
+}
+
+static int kps_sweep_open(struct inode *inode, struct file *file)
+{
+	return single_open_size(file, kps_sweep_show, NULL,
+				KPS_SWEEP_MAX * 40);
+}
+
+static const struct file_operations kps_sweep_fops = {
+	.owner = THIS_MODULE,
+	.open = kps_sweep_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = kps_sweep_write,
+};
+
+static struct dentry *kps_sweep_file;
+
 static int __init kps_init(void)
 {
+	kps_sweep_file = debugfs_create_file("kpstress_sweep", 0600, NULL,
+					     NULL, &kps_sweep_fops);
 	return 0;
 }
 
 static void __exit kps_exit(void)
 {
+	debugfs_remove(kps_sweep_file);
+	if (kps_sweep_kind)
+		kps_sweep_unregister();
+	kvfree(kps_sweep_probes);
 }
 
 module_init(kps_init);
