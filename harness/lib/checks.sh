@@ -163,7 +163,7 @@ check_kunit_py() {
 	run_step "kunit.py run --kunitconfig=$KP_KUNITCONFIG --arch=$KP_ARCH" "$log" \
 		python3 "$KP_SRC/tools/testing/kunit/kunit.py" "${args[@]}" || rc=$?
 	python3 "$KP_HARNESS/lib/ktap.py" kunitpy "$dir/results.json" \
-		--label "kunit.py-$KP_ARCH" --log "$dir/test.log" --status "$rc" \
+		--label "kunit.py-$KP_ARCH" --log "$dir/test.log" --status "$rc" --output "$log" \
 		--why "kunit.py exited with status $rc (log: ${log#"$KP_ROOT"/})" \
 		--json "$json" || true
 }

@@ -265,8 +265,10 @@ host_checks_arch() {
 		fi
 		;;
 	esac
-	if [ "$KP_ARCH" = x86_64 ] && host_check_wanted kunit.py; then
-		json=$KP_RESULTS/kunit-py-x86_64.results.json
+	# Once in a whole run, on x86_64; on arm64 too when --only names it.
+	if host_check_wanted kunit.py && { [ "$KP_ARCH" = x86_64 ] ||
+		{ [ "$KP_ARCH" = arm64 ] && [ -n "$KP_ONLY" ]; }; }; then
+		json=$KP_RESULTS/kunit-py-$KP_ARCH.results.json
 		check_kunit_py "$json"
 		list+=("$json")
 	fi

@@ -365,6 +365,25 @@ def kunitpy_cases(group, prefix, out, reasons=None):
         kunitpy_cases(g, path, out, reasons)
 
 
+# kunit.py's own report of KTAP it could not follow ("[ERROR] Test: NAME:
+# what was wrong"): it still counts such a run as passed.
+KUNITPY_ERROR = re.compile(r'\[ERROR\] Test: (.*?): (.*)$')
+
+
+def kunitpy_parse_errors(output):
+    """(case, message) for each line kunit.py could not parse, from its output."""
+    found = []
+    try:
+        with open(output, errors='replace') as f:
+            for raw in f:
+                m = KUNITPY_ERROR.search(clean(raw))
+                if m:
+                    found.append((m.group(1), m.group(2)))
+    except OSError:
+        pass
+    return found
+
+
 def cmd_kunitpy(a):
     """kunit.py's --json results, and the kernel log it kept, as our cases."""
     cases = []
@@ -378,6 +397,9 @@ def cmd_kunitpy(a):
         cases.append(Case(f'{a.label}:results', 'fail', f'{a.why}; no test case ran'))
     elif a.status != 0 and all(c.status != 'fail' for c in cases):
         cases.append(Case(f'{a.label}:exit', 'fail', a.why))
+    for name, msg in kunitpy_parse_errors(a.output) if a.output else []:
+        cases.append(Case(f'{a.label}:ktap/{name}', 'fail',
+                          f'kunit.py could not parse its KTAP: {msg}'))
     splats = []
     try:
         with open(a.log, errors='replace') as f:
@@ -418,6 +440,7 @@ def main():
     p.add_argument('--label', required=True)
     p.add_argument('--log', required=True)
     p.add_argument('--status', type=int, default=0)
+    p.add_argument('--output', help="kunit.py's own output, for its parse errors")
     p.add_argument('--why', default='kunit.py failed')
     p.add_argument('--json', required=True)
     p.set_defaults(fn=cmd_kunitpy)

@@ -209,16 +209,20 @@ class KunitPy(unittest.TestCase):
                  {'name': 'hlt', 'status': 'FAIL'}]}]}],
         'test_cases': []}
 
-    def run_kunitpy(self, results, log_lines, status=0):
+    def run_kunitpy(self, results, log_lines, status=0, output_lines=()):
         import tempfile
         with tempfile.TemporaryDirectory() as d:
-            rpath, lpath, jpath = (os.path.join(d, n) for n in ('r.json', 'test.log', 'o.json'))
+            rpath, lpath, jpath, opath = (os.path.join(d, n) for n in
+                                          ('r.json', 'test.log', 'o.json', 'out.log'))
+            with open(opath, 'w') as f:
+                f.write('\n'.join(output_lines) + '\n')
             if results is not None:
                 with open(rpath, 'w') as f:
                     json.dump(results, f)
             with open(lpath, 'w') as f:
                 f.write('\n'.join(log_lines) + '\n')
             args = argparse.Namespace(results=rpath, label='k', log=lpath, status=status,
+                                      output=opath,
                                       why='kunit.py exited with status %d' % status, json=jpath)
             with open(os.devnull, 'w') as null:
                 saved, sys.stdout = sys.stdout, null
@@ -244,6 +248,13 @@ class KunitPy(unittest.TestCase):
     def test_splat_in_its_log_fails(self):
         cases = self.run_kunitpy(self.RESULTS, ['[    2.5] WARNING: CPU: 0 PID: 1 at x'])
         self.assertEqual(cases['k:kernel-log/line-1']['status'], 'fail')
+
+    def test_ktap_it_could_not_parse_fails(self):
+        cases = self.run_kunitpy(self.RESULTS, [], output_lines=[
+            '[14:55:22] [ERROR] Test: ISB: Expected test number 23 but found 24',
+            '[14:55:22] [PASSED] ISB'])
+        self.assertEqual(cases['k:ktap/ISB']['status'], 'fail')
+        self.assertIn('test number 23', cases['k:ktap/ISB']['why'])
 
     def test_no_results_fails(self):
         cases = self.run_kunitpy(None, [], status=1)
