@@ -10,6 +10,8 @@ ROWS = [
     ('entry', 'per_hit', 'function entry (the ftrace site on x86)'),
     ('int3', 'per_hit', 'breakpoint in the body, pre_handler, optimization off'),
     ('int3post', 'per_hit', 'same, with a post_handler'),
+    ('branch', 'per_hit', 'a branch in the body (arm64 simulates it), opt. off'),
+    ('load', 'per_hit', 'a load in the body (arm64 steps it), opt. off'),
     ('opt', 'per_hit', 'in the body, optimization on'),
     ('optpost', 'per_hit', 'same, with a post_handler (stays a breakpoint)'),
     ('kretprobe', 'per_hit', 'kretprobe (entry and return)'),
@@ -83,6 +85,12 @@ def main(base_log, proj_log, header):
         many, _ = cell(data, 'spread16k', 'per_hit')
         if one and many is not None:
             print(f'{name}: hit with 16384 others / lone hit = {many / one:.3f}')
+    # A simulated instruction next to a stepped one, in the same kernel.
+    for name, data in (('base', base), ('project', proj)):
+        stepped, _ = cell(data, 'load', 'per_hit')
+        branch, _ = cell(data, 'branch', 'per_hit')
+        if stepped and branch is not None:
+            print(f'{name}: branch hit / load hit = {branch / stepped:.3f}')
     return 1 if bad else 0
 
 

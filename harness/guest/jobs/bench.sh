@@ -22,6 +22,8 @@ measure() {	# kind optimization(0|1)
 measure entry 1
 measure int3 0
 measure int3post 0
+measure branch 0
+measure load 0
 measure kretprobe 1
 measure crowd 0
 measure spread 0

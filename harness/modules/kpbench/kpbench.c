@@ -35,7 +35,7 @@
 
 static char *kind = "int3";
 module_param(kind, charp, 0444);
-MODULE_PARM_DESC(kind, "entry, int3, int3post, opt, optpost, kretprobe, optret, crowd, crowd1k, spread, spread16k or entries");
+MODULE_PARM_DESC(kind, "entry, int3, int3post, branch, load, opt, optpost, kretprobe, optret, crowd, crowd1k, spread, spread16k or entries");
 
 static unsigned long pre_hits, post_hits, ret_hits;
 static int kpbench_sink;
@@ -65,6 +65,46 @@ static __attribute__((__noipa__)) notrace int kpbench_target_nt(int a, int b)
 	x ^= a + 0x5bd1e995;
 	return x;
 }
+
+/*
+ * The same work with two instructions of known class in the middle, whose
+ * addresses the asm leaves in kpbench_branch_at and kpbench_load_at: a
+ * branch to the next instruction, which arm64 simulates in its handler,
+ * and a load, which it steps out of line (two exceptions per hit).
+ */
+#if defined(CONFIG_ARM64)
+#define KPBENCH_BRANCH	"b 662f"
+#define KPBENCH_LOAD	"ldr %w0, [%1]"
+#elif defined(CONFIG_X86)
+#define KPBENCH_BRANCH	"jmp 662f"
+#define KPBENCH_LOAD	"movl (%1), %0"
+#endif
+
+#ifdef KPBENCH_BRANCH
+extern unsigned long kpbench_branch_at, kpbench_load_at;
+static int kpbench_word = 3;
+
+static __attribute__((__noipa__)) int kpbench_target_asm(int a, int b)
+{
+	int x = a * 7 + b, y;
+
+	x ^= x >> 5;
+	asm volatile("661:\n\t" KPBENCH_BRANCH "\n662:\n\t" KPBENCH_LOAD "\n\t"
+		     ".pushsection .data\n\t.balign 8\n"
+		     "kpbench_branch_at:\n\t.quad 661b\n"
+		     "kpbench_load_at:\n\t.quad 662b\n\t.popsection"
+		     : "=&r" (y) : "r" (&kpbench_word) : "memory");
+	x += y + (a << 3);
+	x ^= b * 13;
+	x -= x >> 7;
+	x ^= a + 0x5bd1e995;
+	return x;
+}
+#else
+/* Other arches have no bench for these kinds; bench_asm() says so. */
+static unsigned long kpbench_branch_at, kpbench_load_at;
+static int kpbench_target_asm(int a, int b) { return a + b; }
+#endif
 
 /* Never called: a run of one-instruction slots for the crowd of probes. */
 static __attribute__((__noipa__)) void kpbench_pad(void)
@@ -117,6 +157,11 @@ static u64 time_calls(void)
 static u64 time_calls_nt(void)
 {
 	return time_loop(kpbench_target_nt);
+}
+
+static u64 time_calls_asm(void)
+{
+	return time_loop(kpbench_target_asm);
 }
 
 static int count_pre(struct kprobe *p, struct pt_regs *regs)
@@ -196,6 +241,28 @@ static void wait_for_jump(struct kprobe *kp)
 		msleep(50);
 }
 
+/* Time @timer's calls without and then with @kp registered. */
+static int bench_one(struct kprobe *kp, u64 (*timer)(void), bool want_jump)
+{
+	u64 bare, probed;
+	int err;
+
+	bare = timer();
+	err = register_kprobe(kp);
+	if (err) {
+		pr_err("kpbench: kind=%s register_kprobe(%s%pS+%u) failed: %d\n",
+		       kind, kp->symbol_name ?: "", kp->addr, kp->offset, err);
+		return err;
+	}
+	if (want_jump)
+		wait_for_jump(kp);
+	pre_hits = 0;
+	probed = timer();
+	report(patch_mode(kp), bare, probed, pre_hits / NR_REPEAT, "");
+	unregister_kprobe(kp);
+	return 0;
+}
+
 static int bench_kprobe(int offset, bool post, bool want_jump)
 {
 	struct kprobe kp = {
@@ -204,23 +271,24 @@ static int bench_kprobe(int offset, bool post, bool want_jump)
 		.pre_handler = count_pre,
 		.post_handler = post ? count_post : NULL,
 	};
-	u64 bare, probed;
-	int err;
 
-	bare = time_calls();
-	err = register_kprobe(&kp);
-	if (err) {
-		pr_err("kpbench: kind=%s register_kprobe(+%d) failed: %d\n",
-		       kind, offset, err);
-		return err;
+	return bench_one(&kp, time_calls, want_jump);
+}
+
+/* A probe on @addr in kpbench_target_asm(), optimization off. */
+static int bench_asm(unsigned long addr)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)addr,
+		.pre_handler = count_pre,
+	};
+
+	if (!addr) {
+		pr_err("kpbench: kind=%s has a target on x86 and arm64 only\n",
+		       kind);
+		return -EOPNOTSUPP;
 	}
-	if (want_jump)
-		wait_for_jump(&kp);
-	pre_hits = 0;
-	probed = time_calls();
-	report(patch_mode(&kp), bare, probed, pre_hits / NR_REPEAT, "");
-	unregister_kprobe(&kp);
-	return 0;
+	return bench_one(&kp, time_calls_asm, false);
 }
 
 /* @nt: on kpbench_target_nt(), where a jump may replace the entry */
@@ -353,6 +421,10 @@ static int __init kpbench_init(void)
 		return bench_kprobe(off, false, true);
 	if (!strcmp(kind, "optpost"))
 		return bench_kprobe(off, true, false);
+	if (!strcmp(kind, "branch"))
+		return bench_asm(kpbench_branch_at);
+	if (!strcmp(kind, "load"))
+		return bench_asm(kpbench_load_at);
 	if (!strcmp(kind, "kretprobe"))
 		return bench_kretprobe(false);
 	if (!strcmp(kind, "optret"))
