@@ -185,7 +185,7 @@ static int count_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 /* How the probe point is patched right now, read from the text itself. */
 static const char *patch_mode(struct kprobe *p)
 {
-	const u8 *b = (const u8 *)p->addr;
+	const u8 *b __maybe_unused = (const u8 *)p->addr;
 
 	if (p->flags & KPROBE_FLAG_FTRACE)
 		return "ftrace";
