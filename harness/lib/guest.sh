@@ -85,7 +85,9 @@ guest_boot() {
 	local job=$1 name=$2 follow=$3 timeout rc qpid KP_INITRD=
 	shift 3
 	KP_CONSOLE=$KP_RESULTS/$name.console.log
-	timeout=${KP_TIMEOUT:-1800}
+	# A hang guard, not a budget: debug kernels (lockdep, KASAN) run the
+	# same suites several times slower under TCG.
+	timeout=${KP_TIMEOUT:-$((KP_DEBUG == 1 ? 3600 : 1800))}
 	make_initramfs
 	# With KP_TOOLS_CPIO, the tools rootfs follows as a second archive,
 	# uncompressed: the kernel unpacks both into the same root, and spends
@@ -236,7 +238,9 @@ run_stress() {
 		build "$KP_VARIANT" "$a" "$KP_DEBUG" || die "stress: the $a build failed (see the log above)"
 		name=$(run_name stress)
 		rc=0
-		KP_SMP=4 KP_TIMEOUT=${KP_TIMEOUT:-$((KP_MINUTES * 120 + 1800))} \
+		# The sweeps run to their end whatever --minutes says, and took
+		# up to two and a half hours on a slow host: allow them three.
+		KP_SMP=4 KP_TIMEOUT=${KP_TIMEOUT:-$((KP_MINUTES * 120 + 10800))} \
 			guest_boot stress "$name" progress preempt=full kp.stress="$KP_MINUTES" || rc=$?
 		python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
 			--qemu-status "$rc" --json "$KP_RESULTS/$name.results.json" || true
