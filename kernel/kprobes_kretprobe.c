@@ -12,7 +12,6 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
-#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 
 #include "kprobes_internal.h"
@@ -41,7 +40,7 @@ static bool kretprobe_blacklisted(kprobe_opcode_t *addr)
 	 * The entry probe may sit past the symbol (after an ENDBR, on an
 	 * ftrace site), so compare the functions, not the addresses.
 	 */
-	if (!kallsyms_lookup_size_offset((unsigned long)addr, NULL, &offset))
+	if (!kprobe_symbol_size_offset((unsigned long)addr, NULL, &offset))
 		return false;
 	func = (kprobe_opcode_t *)((unsigned long)addr - offset);
 	for (i = 0; kretprobe_blacklist[i].name; i++) {
