@@ -317,6 +317,29 @@ static void read_hits(struct fn **batch, size_t n)
 	fclose(f);
 }
 
+/*
+ * Each event of the batch is enabled (or disabled) through its own file:
+ * the group's file would hold event_mutex while every probe of the batch
+ * is armed, which on a slow host keeps the workload's insmod, whose
+ * module notifier takes the same mutex, waiting past the hung-task
+ * timeout.  Returns the first error, or 0.
+ */
+static int enable_batch(struct fn **batch, size_t n, const char *val)
+{
+	char file[96];
+	int first_err = 0, e;
+
+	for (size_t k = 0; k < n; k++) {
+		if (!batch[k]->taken)
+			continue;
+		snprintf(file, sizeof(file), TRACING "/events/sweep/f%zu/enable", k);
+		e = write_str(file, val);
+		if (e && !first_err)
+			first_err = e;
+	}
+	return first_err;
+}
+
 int main(int argc, char **argv)
 {
 	size_t stride = 1, first = 0, bsize = 500, i, b, n, taken = 0, fired = 0;
@@ -390,9 +413,9 @@ int main(int argc, char **argv)
 			taken++;
 		}
 		listed = count_listed(batch, n);
-		e = write_str(TRACING "/events/sweep/enable", "1");
+		e = enable_batch(batch, n, "1");
 		sleep(seconds);
-		write_str(TRACING "/events/sweep/enable", "0");
+		enable_batch(batch, n, "0");
 		read_hits(batch, n);
 		for (size_t k = 0; k < n; k++) {
 			if (batch[k]->taken) {

@@ -9,7 +9,7 @@
 # which the kernel must report, inside an expected-splat window.
 #
 # kp.stress=MINUTES on the command line is the long form ("harness/kp
-# stress"): the event sweep takes a share of about 2000 functions
+# stress"): the event sweep takes a share of about 700 functions
 # (another on every boot), the batch sweep (kpsweep -m, probes registered
 # by the kpstress module, register_kprobes() per batch) takes every
 # function an event would accept, then races run in rounds for what is
@@ -196,15 +196,18 @@ kmemleak_clean() {
 
 NFUNCS=$(awk '($2 == "t" || $2 == "T") && NF == 3' /proc/kallsyms | wc -l)
 if [ -n "$MINUTES" ]; then
-	# About 2000 functions per pass, a different share on every boot.
+	# About 700 functions per pass, a different share on every boot.
 	# Every function would take hours under TCG: enabling a probe on an
-	# ftrace site is a whole ftrace update, for the base as for us.
-	# Batches of 100 keep event_mutex, held while a batch is enabled,
-	# under the hung-task timeout.
-	STRIDE=$((NFUNCS / 2000 + 1)) BATCH=100 DWELL=2 RACE=60 FAULTS=20
+	# ftrace site is a whole ftrace update, for the base as for us, and
+	# the batch sweeps below already reach every function.  kpsweep
+	# enables each event on its own, so event_mutex (which the
+	# workload's insmod waits for) is held for one probe at a time.
+	STRIDE=$((NFUNCS / 700 + 1)) BATCH=100 DWELL=2 RACE=60 FAULTS=20
 	# A batch of probes registered by one call takes one ftrace update,
-	# so the module's sweep covers every function.
-	MSTRIDE=1 MBATCH=1000
+	# so the module's sweep covers every function.  Batches of 500 keep
+	# kprobe_mutex, which the workload's insmod also takes, held for well
+	# under the hung-task timeout on a slow host.
+	MSTRIDE=1 MBATCH=500
 else
 	# About 200 functions, a different sample on every boot.
 	STRIDE=$((NFUNCS / 200 + 1)) BATCH=200 DWELL=3 RACE=10 FAULTS=4
