@@ -204,10 +204,8 @@ if [ -n "$MINUTES" ]; then
 	# workload's insmod waits for) is held for one probe at a time.
 	STRIDE=$((NFUNCS / 700 + 1)) BATCH=100 DWELL=2 RACE=60 FAULTS=20
 	# A batch of probes registered by one call takes one ftrace update,
-	# so the module's sweep covers every function.  Batches of 500 keep
-	# kprobe_mutex, which the workload's insmod also takes, held for well
-	# under the hung-task timeout on a slow host.
-	MSTRIDE=1 MBATCH=500
+	# so the module's sweep covers every function.
+	MSTRIDE=1 MBATCH=1000
 else
 	# About 200 functions, a different sample on every boot.
 	STRIDE=$((NFUNCS / 200 + 1)) BATCH=200 DWELL=3 RACE=10 FAULTS=4
