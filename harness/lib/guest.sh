@@ -239,7 +239,7 @@ run_stress() {
 		name=$(run_name stress)
 		rc=0
 		# The sweeps run to their end whatever --minutes says, and took
-		# up to two and a half hours on a slow host: allow them three.
+		# more than two and a half hours on a slow host: allow three more.
 		KP_SMP=4 KP_TIMEOUT=${KP_TIMEOUT:-$((KP_MINUTES * 120 + 10800))} \
 			guest_boot stress "$name" progress preempt=full kp.stress="$KP_MINUTES" || rc=$?
 		python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
