@@ -31,6 +31,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/prandom.h>
@@ -954,6 +955,59 @@ static DEFINE_MUTEX(kps_sweep_lock);
 static struct kps_sweep_probe *kps_sweep_probes;
 static unsigned int kps_sweep_nr;
 static char kps_sweep_kind;	/* 0 while nothing is registered */
+/* How long register_*probes() calls took: each holds kprobe_mutex. */
+static u64 kps_sweep_reg_ns, kps_sweep_reg_max_ns;
+static unsigned int kps_sweep_reg_calls;
+/*
+ * The longest a register_kprobe() beside the batch took, in a thread of
+ * its own: how long any other kprobe_mutex user, such as a module load's
+ * notifier, may wait on a batch.
+ */
+static u64 kps_sweep_wait_max_ns;
+static unsigned long kps_sweep_wait_tries;
+
+static int kps_sweep_waiter(void *unused)
+{
+	struct kprobe kp = { .symbol_name = "kps_target_c" };
+	u64 t0;
+
+	while (!kthread_should_stop()) {
+		t0 = ktime_get_ns();
+		if (!register_kprobe(&kp)) {
+			t0 = ktime_get_ns() - t0;
+			unregister_kprobe(&kp);
+			if (t0 > READ_ONCE(kps_sweep_wait_max_ns))
+				WRITE_ONCE(kps_sweep_wait_max_ns, t0);
+			WRITE_ONCE(kps_sweep_wait_tries,
+				   kps_sweep_wait_tries + 1);
+		}
+		memset(&kp, 0, sizeof(kp));
+		kp.symbol_name = "kps_target_c";
+		msleep(20);
+	}
+	return 0;
+}
+
+static struct task_struct *kps_sweep_waiter_start(void)
+{
+	struct task_struct *t;
+
+	WRITE_ONCE(kps_sweep_wait_max_ns, 0);
+	WRITE_ONCE(kps_sweep_wait_tries, 0);
+	t = kthread_run(kps_sweep_waiter, NULL, "kps_sweep_waiter");
+	if (IS_ERR(t))
+		return NULL;
+	get_task_struct(t);
+	return t;
+}
+
+static void kps_sweep_waiter_stop(struct task_struct *t)
+{
+	if (!t)
+		return;
+	kthread_stop(t);
+	put_task_struct(t);
+}
 
 static int kps_sweep_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -976,6 +1030,7 @@ static void kps_sweep_register(struct kps_sweep_probe *first, unsigned int n,
 			       void **ptrs)
 {
 	unsigned int i;
+	u64 t0;
 	int ret;
 
 	for (i = 0; i < n; i++) {
@@ -993,9 +1048,14 @@ static void kps_sweep_register(struct kps_sweep_probe *first, unsigned int n,
 			ptrs[i] = &sp->rp;
 		}
 	}
+	t0 = ktime_get_ns();
 	ret = kps_sweep_kind == 'p' ?
 	      register_kprobes((struct kprobe **)ptrs, n) :
 	      register_kretprobes((struct kretprobe **)ptrs, n);
+	t0 = ktime_get_ns() - t0;
+	kps_sweep_reg_ns += t0;
+	kps_sweep_reg_max_ns = max(kps_sweep_reg_max_ns, t0);
+	kps_sweep_reg_calls++;
 	if (!ret || n == 1) {
 		for (i = 0; i < n; i++)
 			first[i].err = ret;
@@ -1008,6 +1068,9 @@ static void kps_sweep_register(struct kps_sweep_probe *first, unsigned int n,
 static void kps_sweep_unregister(void)
 {
 	unsigned int i, n = 0;
+	struct task_struct *waiter;
+	u64 t0, reg_wait = kps_sweep_wait_max_ns;
+	unsigned long reg_tries = kps_sweep_wait_tries;
 	void **ptrs;
 
 	ptrs = kvcalloc(kps_sweep_nr, sizeof(*ptrs), GFP_KERNEL);
@@ -1023,11 +1086,24 @@ static void kps_sweep_unregister(void)
 			ptrs[n++] = kps_sweep_kind == 'p' ? (void *)&sp->kp :
 							    (void *)&sp->rp;
 	}
+	waiter = kps_sweep_waiter_start();
+	t0 = ktime_get_ns();
 	if (n && kps_sweep_kind == 'p')
 		unregister_kprobes((struct kprobe **)ptrs, n);
 	else if (n)
 		unregister_kretprobes((struct kretprobe **)ptrs, n);
+	t0 = ktime_get_ns() - t0;
+	kps_sweep_waiter_stop(waiter);
 	kvfree(ptrs);
+	pr_info("kpstress: sweep %s: %u of %u registered in %u calls, %llu ms (longest %llu ms; a register_kprobe() beside it: longest %llu ms of %lu); unregistered in %llu ms (beside it: longest %llu ms of %lu)\n",
+		kps_sweep_kind == 'p' ? "kprobes" : "kretprobes", n,
+		kps_sweep_nr, kps_sweep_reg_calls,
+		div_u64(kps_sweep_reg_ns, NSEC_PER_MSEC),
+		div_u64(kps_sweep_reg_max_ns, NSEC_PER_MSEC),
+		div_u64(reg_wait, NSEC_PER_MSEC), reg_tries,
+		div_u64(t0, NSEC_PER_MSEC),
+		div_u64(kps_sweep_wait_max_ns, NSEC_PER_MSEC),
+		kps_sweep_wait_tries);
 	kps_sweep_kind = 0;
 }
 
@@ -1059,6 +1135,7 @@ static int kps_sweep_add(char *buf)
 static ssize_t kps_sweep_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
+	struct task_struct *waiter;
 	char *buf;
 	void **ptrs;
 	int ret = 0;
@@ -1083,7 +1160,12 @@ static ssize_t kps_sweep_write(struct file *file, const char __user *ubuf,
 			break;
 		}
 		kps_sweep_kind = buf[0];
+		kps_sweep_reg_ns = 0;
+		kps_sweep_reg_max_ns = 0;
+		kps_sweep_reg_calls = 0;
+		waiter = kps_sweep_waiter_start();
 		kps_sweep_register(kps_sweep_probes, kps_sweep_nr, ptrs);
+		kps_sweep_waiter_stop(waiter);
 		kvfree(ptrs);
 		break;
 	case 'u':
