@@ -656,6 +656,23 @@ static bool kprobe_site_reserved(kprobe_opcode_t *addr)
  * reference on the module that contains it (or NULL for the kernel), so
  * the text cannot go away while the probe is set up.
  */
+/*
+ * The checks of kprobe_check_location() that take no lock, for @addr as
+ * kprobe_resolve() gave it.  A batch looks ahead with them, so as not to
+ * allocate for the probes behind one that is refused.  Passing them
+ * promises nothing: the checks under kprobe_mutex decide.
+ */
+int kprobe_check_unlocked(kprobe_opcode_t *addr)
+{
+	unsigned long a = (unsigned long)addr;
+
+	if (!core_kernel_text(a) && !is_module_text_address(a))
+		return -EINVAL;
+	if (within_kprobe_blacklist(a) || kprobe_in_preamble_symbol(a))
+		return -EINVAL;
+	return 0;
+}
+
 static int kprobe_check_location(struct kprobe *p, struct module **modp)
 {
 	unsigned long addr = (unsigned long)p->addr;
@@ -1267,11 +1284,14 @@ void unregister_kprobes(struct kprobe **kps, int num)
 	scoped_guard(mutex, &kprobe_mutex) {
 		while ((entry = kprobe_retired_pop(&retired)))
 			__unregister_kprobe_bottom(entry);
-		/* Those left with an addr were registered. */
-		for (i = 0; i < num; i++) {
-			if (kps[i]->addr)
-				kretprobe_release(kps[i]);
-		}
+	}
+	/*
+	 * Those left with an addr were registered.  Their pools are out of
+	 * the table and idle: freeing many of them needs no kprobe_mutex.
+	 */
+	for (i = 0; i < num; i++) {
+		if (kps[i]->addr)
+			kretprobe_release(kps[i]);
 	}
 }
 EXPORT_SYMBOL_GPL(unregister_kprobes);

@@ -89,6 +89,7 @@ int kprobe_disarm_all(void);
 kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
 				unsigned long offset, bool *on_func_entry);
 int kprobe_symbol_name(unsigned long addr, char *name);
+int kprobe_check_unlocked(kprobe_opcode_t *addr);
 bool kprobe_is_registered(struct kprobe *p);
 int __register_kprobe(struct kprobe *p);
 void kprobe_make_optimizable(struct kprobe *entry);
@@ -151,13 +152,19 @@ void kretprobe_release(struct kprobe *p);
 
 /*
  * Where instances come from and how the return is caught:
- * kprobes_kretprobe_tramp.c or kprobes_kretprobe_rethook.c.  The pool
- * is created for rp->maxactive instances (@grow: more while in use, where
- * the way supports it), orphaned when the kretprobe leaves the table and
- * finished one grace period later.
+ * kprobes_kretprobe_tramp.c or kprobes_kretprobe_rethook.c.  A pool (a
+ * kretprobe_holder or a rethook) is made for @maxactive instances before
+ * kprobe_mutex is taken, since a batch makes many and allocating is slow
+ * (@grow: more while in use, where the way supports it).  It is attached
+ * under the mutex, orphaned when the kretprobe leaves the table and
+ * finished one grace period later, without the mutex again.  One that
+ * was never used is discarded.
  */
 int kretprobe_entry(struct kprobe *p, struct pt_regs *regs);
-int kretprobe_pool_create(struct kretprobe *rp, bool grow);
+void *kretprobe_pool_make(struct kretprobe *rp, int maxactive, bool grow);
+void kretprobe_pool_attach(struct kretprobe *rp, void *pool);
+void kretprobe_pool_detach(struct kretprobe *rp);
+void kretprobe_pool_discard(void *pool);
 void kretprobe_pool_orphan(struct kretprobe *rp);
 void kretprobe_pool_finish(struct kretprobe *rp);
 #else

@@ -13,6 +13,7 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/kprobes.h>
+#include <linux/slab.h>
 
 #include "kprobes_internal.h"
 
@@ -67,7 +68,11 @@ void __init kretprobe_blacklist_init(void)
 	}
 }
 
-static int kretprobe_check(struct kretprobe *rp)
+/*
+ * @ahead: a look ahead without kprobe_mutex, quiet, adding the checks of
+ * a kprobe that need no lock.  Registration checks again under the mutex.
+ */
+static int kretprobe_check(struct kretprobe *rp, bool ahead)
 {
 	kprobe_opcode_t *addr;
 	bool on_entry;
@@ -77,16 +82,19 @@ static int kretprobe_check(struct kretprobe *rp)
 	if (IS_ERR(addr))
 		return PTR_ERR(addr);
 	if (!on_entry) {
-		pr_info("%pS: a kretprobe must sit on a function entry\n", addr);
+		if (!ahead)
+			pr_info("%pS: a kretprobe must sit on a function entry\n",
+				addr);
 		return -EINVAL;
 	}
 	if (kretprobe_blacklisted(addr)) {
-		pr_info("%pS: no kretprobe can be placed here\n", addr);
+		if (!ahead)
+			pr_info("%pS: no kretprobe can be placed here\n", addr);
 		return -EINVAL;
 	}
 	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE)
 		return -E2BIG;
-	return 0;
+	return ahead ? kprobe_check_unlocked(addr) : 0;
 }
 
 /* unregister_kprobes() took @p out: no new instance may use its pool. */
@@ -103,9 +111,21 @@ void kretprobe_release(struct kprobe *p)
 		kretprobe_pool_finish(container_of(p, struct kretprobe, kp));
 }
 
-static int __register_kretprobe(struct kretprobe *rp)
+static void *kretprobe_pool_for(struct kretprobe *rp)
 {
-	bool grow;
+	bool grow = rp->maxactive <= 0;
+
+	return kretprobe_pool_make(rp, grow ? kretprobe_default_maxactive() :
+					      rp->maxactive, grow);
+}
+
+/*
+ * *@pool was made for @rp without the mutex, or is NULL when the look
+ * ahead stopped before @rp.  On success it is @rp's, and *@pool is
+ * cleared; otherwise the caller discards it.
+ */
+static int __register_kretprobe(struct kretprobe *rp, void **pool)
+{
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
@@ -115,23 +135,82 @@ static int __register_kretprobe(struct kretprobe *rp)
 			rp->kp.addr);
 		return -EINVAL;
 	}
-	ret = kretprobe_check(rp);
+	ret = kretprobe_check(rp, false);
 	if (ret)
 		return ret;
-	grow = rp->maxactive <= 0;
-	if (grow)
+	if (!*pool)
+		*pool = kretprobe_pool_for(rp);
+	if (IS_ERR(*pool))
+		return PTR_ERR(*pool);
+	if (rp->maxactive <= 0)
 		rp->maxactive = kretprobe_default_maxactive();
-	ret = kretprobe_pool_create(rp, grow);
-	if (ret)
-		return ret;
+	kretprobe_pool_attach(rp, *pool);
 
 	rp->kp.pre_handler = kretprobe_entry;
 	rp->kp.post_handler = NULL;
 	ret = __register_kprobe(&rp->kp);
-	if (ret) {
-		kretprobe_pool_orphan(rp);
-		kretprobe_pool_finish(rp);
+	/* Never in the table, never hit: the pool is as it was made. */
+	if (ret)
+		kretprobe_pool_detach(rp);
+	else
+		*pool = NULL;
+	return ret;
+}
+
+/*
+ * A pool for each of @rps, or an ERR_PTR where making one failed.  A
+ * batch stops at its first refused entry, so none is made from the first
+ * that a look ahead refuses; should the mutex's checks let it pass after
+ * all, registration makes the missing ones.
+ */
+static void kretprobe_pools_make(struct kretprobe **rps, int num, void **pools)
+{
+	int i;
+
+	for (i = 0; i < num && !kretprobe_check(rps[i], true); i++)
+		pools[i] = kretprobe_pool_for(rps[i]);
+}
+
+static void kretprobe_pools_discard(void **pools, int num)
+{
+	int i;
+
+	for (i = 0; i < num; i++) {
+		if (!IS_ERR_OR_NULL(pools[i]))
+			kretprobe_pool_discard(pools[i]);
 	}
+}
+
+struct kretprobe_batch {
+	struct kretprobe **rps;
+	void **pools;
+};
+
+static int kretprobe_batch_entry(void *entries, int i)
+{
+	struct kretprobe_batch *batch = entries;
+
+	return __register_kretprobe(batch->rps[i], &batch->pools[i]);
+}
+
+/*
+ * Register @num kretprobes, all or none.  The pools are made before and
+ * the unused ones discarded after kprobe_mutex is held, so that a module
+ * load, which needs the mutex, does not wait on a large batch's
+ * allocations.
+ */
+static int kretprobe_register_batch(struct kretprobe **rps, int num,
+				    void **pools)
+{
+	struct kretprobe_batch batch = { .rps = rps, .pools = pools };
+	int registered, ret;
+
+	kretprobe_pools_make(rps, num, pools);
+	ret = kprobe_register_batch(&batch, num, kretprobe_batch_entry,
+				    &registered);
+	kretprobe_pools_discard(pools, num);
+	if (ret && registered)
+		unregister_kretprobes(rps, registered);
 	return ret;
 }
 
@@ -146,10 +225,11 @@ static int __register_kretprobe(struct kretprobe *rp)
  */
 int register_kretprobe(struct kretprobe *rp)
 {
+	void *pool = NULL;
+
 	if (!kprobes_initialized)
 		return -EAGAIN;
-	guard(mutex)(&kprobe_mutex);
-	return __register_kretprobe(rp);
+	return kretprobe_register_batch(&rp, 1, &pool);
 }
 EXPORT_SYMBOL_GPL(register_kretprobe);
 
@@ -188,11 +268,6 @@ void unregister_kretprobe(struct kretprobe *rp)
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobe);
 
-static int register_kretprobe_entry(void *entries, int i)
-{
-	return __register_kretprobe(((struct kretprobe **)entries)[i]);
-}
-
 /**
  * register_kretprobes() - set several return probes, all or none
  * @rps: the kretprobes
@@ -204,12 +279,18 @@ static int register_kretprobe_entry(void *entries, int i)
  */
 int register_kretprobes(struct kretprobe **rps, int num)
 {
-	int registered;
-	int ret = kprobe_register_batch(rps, num, register_kretprobe_entry,
-					&registered);
+	void **pools;
+	int ret;
 
-	if (ret && registered)
-		unregister_kretprobes(rps, registered);
+	if (num <= 0)
+		return -EINVAL;
+	if (!kprobes_initialized)
+		return -EAGAIN;
+	pools = kvcalloc(num, sizeof(*pools), GFP_KERNEL);
+	if (!pools)
+		return -ENOMEM;
+	ret = kretprobe_register_batch(rps, num, pools);
+	kvfree(pools);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kretprobes);

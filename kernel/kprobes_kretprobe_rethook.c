@@ -73,18 +73,29 @@ static void kretprobe_rethook_return(struct rethook_node *node, void *data,
 NOKPROBE_SYMBOL(kretprobe_rethook_return);
 
 /* rethook's pool has a fixed size: @grow is not supported. */
-int kretprobe_pool_create(struct kretprobe *rp, bool grow)
+void *kretprobe_pool_make(struct kretprobe *rp, int maxactive, bool grow)
 {
-	struct rethook *rh;
+	/* Only rp's address is kept, for the return handler. */
+	return rethook_alloc(rp, kretprobe_rethook_return,
+			     sizeof(struct kretprobe_instance) + rp->data_size,
+			     maxactive);
+}
 
-	rh = rethook_alloc(rp, kretprobe_rethook_return,
-			   sizeof(struct kretprobe_instance) + rp->data_size,
-			   rp->maxactive);
-	if (IS_ERR(rh))
-		return PTR_ERR(rh);
-	rp->rh = rh;
+void kretprobe_pool_attach(struct kretprobe *rp, void *pool)
+{
+	rp->rh = pool;
 	rp->nmissed = 0;
-	return 0;
+}
+
+void kretprobe_pool_detach(struct kretprobe *rp)
+{
+	rp->rh = NULL;
+}
+
+/* rethook frees the nodes still in flight when they come back. */
+void kretprobe_pool_discard(void *pool)
+{
+	rethook_free(pool);
 }
 
 /* No new instance, and no return handler, from here on. */
@@ -94,11 +105,10 @@ void kretprobe_pool_orphan(struct kretprobe *rp)
 		rethook_stop(rp->rh);
 }
 
-/* rethook frees the nodes still in flight when they come back. */
 void kretprobe_pool_finish(struct kretprobe *rp)
 {
 	if (!rp->rh)
 		return;
-	rethook_free(rp->rh);
+	kretprobe_pool_discard(rp->rh);
 	rp->rh = NULL;
 }

@@ -476,7 +476,7 @@ static struct kretprobe_growth *kretprobe_growth_new(struct kretprobe_holder *rp
 	return g;
 }
 
-int kretprobe_pool_create(struct kretprobe *rp, bool grow)
+void *kretprobe_pool_make(struct kretprobe *rp, int maxactive, bool grow)
 {
 	int obj_size = sizeof(struct kretprobe_instance) + rp->data_size;
 	struct kretprobe_holder *rph;
@@ -484,28 +484,38 @@ int kretprobe_pool_create(struct kretprobe *rp, bool grow)
 
 	rph = kzalloc(sizeof(*rph), GFP_KERNEL);
 	if (!rph)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	rph->spare = alloc_percpu(struct kretprobe_instance *);
 	if (grow)
-		rph->growth = kretprobe_growth_new(rph, rp->maxactive, obj_size);
+		rph->growth = kretprobe_growth_new(rph, maxactive, obj_size);
 	if (!rph->spare || (grow && !rph->growth)) {
-		free_percpu(rph->spare);
-		kfree(rph->growth);
-		kfree(rph);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto fail;
 	}
-	ret = objpool_init(&rph->pool, rp->maxactive, obj_size, GFP_KERNEL,
+	ret = objpool_init(&rph->pool, maxactive, obj_size, GFP_KERNEL,
 			   rph, kretprobe_init_instance, kretprobe_pool_release);
-	if (ret) {
-		free_percpu(rph->spare);
-		kfree(rph->growth);
-		kfree(rph);
-		return ret;
-	}
+	if (!ret)
+		return rph;
+fail:
+	free_percpu(rph->spare);
+	kfree(rph->growth);
+	kfree(rph);
+	return ERR_PTR(ret);
+}
+
+void kretprobe_pool_attach(struct kretprobe *rp, void *pool)
+{
+	struct kretprobe_holder *rph = pool;
+
 	rcu_assign_pointer(rph->rp, rp);
 	rp->rph = rph;
 	rp->nmissed = 0;
-	return 0;
+}
+
+void kretprobe_pool_detach(struct kretprobe *rp)
+{
+	RCU_INIT_POINTER(rp->rph->rp, NULL);
+	rp->rph = NULL;
 }
 
 /* Detach the holder from @rp; in-flight instances keep it alive. */
@@ -516,18 +526,16 @@ void kretprobe_pool_orphan(struct kretprobe *rp)
 }
 
 /*
- * After a grace period: nobody takes from the pool or the spares any
- * more, and instances still in flight will be dropped, not given back.
+ * Nobody takes from the pool or the spares any more, and instances
+ * still in flight will be dropped, not given back.
  */
-void kretprobe_pool_finish(struct kretprobe *rp)
+void kretprobe_pool_discard(void *pool)
 {
-	struct kretprobe_holder *rph = rp->rph;
+	struct kretprobe_holder *rph = pool;
 	struct kretprobe_instance *ri;
 	struct kretprobe_growth *g;
 	int cpu, i, nr_more = 0;
 
-	if (!rph)
-		return;
 	g = rph->growth;
 	if (g) {
 		/* Nobody takes instances any more: no new kick after these. */
@@ -551,5 +559,13 @@ void kretprobe_pool_finish(struct kretprobe *rp)
 	for (i = 0; i < nr_more; i++)
 		objpool_fini(g->more[i]);
 	objpool_fini(&rph->pool);
+}
+
+/* After a grace period that followed kretprobe_pool_orphan(). */
+void kretprobe_pool_finish(struct kretprobe *rp)
+{
+	if (!rp->rph)
+		return;
+	kretprobe_pool_discard(rp->rph);
 	rp->rph = NULL;
 }
