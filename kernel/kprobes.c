@@ -652,11 +652,6 @@ static bool kprobe_site_reserved(kprobe_opcode_t *addr)
 }
 
 /*
- * Is @p->addr somewhere a probe may go?  On success, *@modp holds a
- * reference on the module that contains it (or NULL for the kernel), so
- * the text cannot go away while the probe is set up.
- */
-/*
  * The checks of kprobe_check_location() that take no lock, for @addr as
  * kprobe_resolve() gave it.  A batch looks ahead with them, so as not to
  * allocate for the probes behind one that is refused.  Passing them
@@ -673,6 +668,11 @@ int kprobe_check_unlocked(kprobe_opcode_t *addr)
 	return 0;
 }
 
+/*
+ * Is @p->addr somewhere a probe may go?  On success, *@modp holds a
+ * reference on the module that contains it (or NULL for the kernel), so
+ * the text cannot go away while the probe is set up.
+ */
 static int kprobe_check_location(struct kprobe *p, struct module **modp)
 {
 	unsigned long addr = (unsigned long)p->addr;
