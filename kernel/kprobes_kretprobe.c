@@ -274,8 +274,9 @@ EXPORT_SYMBOL_GPL(unregister_kretprobe);
  * @num: how many
  *
  * Return: 0, -EINVAL when @num is not positive, -EAGAIN before kprobes
- * are initialized, or the first error of register_kretprobe(); those
- * registered before it are removed.
+ * are initialized, -ENOMEM when there is no memory to track @num pools,
+ * or the first error of register_kretprobe(); those registered before it
+ * are removed.
  */
 int register_kretprobes(struct kretprobe **rps, int num)
 {
