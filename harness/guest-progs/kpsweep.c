@@ -20,6 +20,13 @@
  * kernel allows events on notrace functions), so that the two modes
  * sweep the same set: one event at a time costs an ftrace update each,
  * a batch one in all, which is what lets -m cover every function.
+ *
+ * A refused batch is split in halves until each refusal stands alone,
+ * and each failed call first registers and then rolls back the probes
+ * before the refused one: a few refusals make a batch cost many times
+ * its size.  So with -m the functions that the debugfs blacklist names
+ * go in a batch of their own, beside the others': every call on it
+ * fails at its first probe, with nothing to roll back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +39,7 @@
 #define TRACING "/sys/kernel/tracing"
 #define LIST "/sys/kernel/debug/kprobes/list"
 #define SWEEP "/sys/kernel/debug/kpstress_sweep"
+#define BLACKLIST "/sys/kernel/debug/kprobes/blacklist"
 
 struct fn {
 	unsigned long addr;
@@ -155,6 +163,79 @@ static int keep_traceable(void)
 	nr_fns = j;
 	free(ips);
 	return 0;
+}
+
+/* The blacklist's ranges, sorted by start: see the top of the file. */
+static unsigned long *bl_start, *bl_end;
+static size_t nr_bl;
+
+static int read_blacklist(void)
+{
+	FILE *f = fopen(BLACKLIST, "r");
+	struct range { unsigned long start, end; } *r = NULL;
+	size_t cap = 0, i;
+	char line[512];
+
+	if (!f)
+		return 0;	/* no blacklist file: one batch, as before */
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+
+		if (sscanf(line, "0x%lx-0x%lx", &a, &b) != 2)
+			continue;
+		if (grow((void **)&r, &cap, nr_bl, sizeof(*r)))
+			return -1;
+		r[nr_bl].start = a;
+		r[nr_bl++].end = b;
+	}
+	fclose(f);
+	/* by_value() compares the first word: the start. */
+	qsort(r, nr_bl, sizeof(*r), by_value);
+	bl_start = calloc(nr_bl + 1, sizeof(*bl_start));
+	bl_end = calloc(nr_bl + 1, sizeof(*bl_end));
+	if (!bl_start || !bl_end)
+		return -1;
+	for (i = 0; i < nr_bl; i++) {
+		bl_start[i] = r[i].start;
+		bl_end[i] = r[i].end;
+	}
+	free(r);
+	return 0;
+}
+
+static int blacklisted(unsigned long a)
+{
+	size_t lo = 0, hi = nr_bl, mid;
+
+	/* The last range starting at or below a; ranges may overlap. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (bl_start[mid] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo > 0; lo--) {
+		if (a < bl_end[lo - 1])
+			return 1;
+	}
+	return 0;
+}
+
+/* Blacklisted functions to the end of the batch; how many others lead. */
+static size_t blacklisted_last(struct fn **batch, size_t n)
+{
+	struct fn *tmp[n];
+	size_t i, m = 0, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (blacklisted(batch[i]->addr))
+			tmp[k++] = batch[i];
+		else
+			batch[m++] = batch[i];
+	}
+	memcpy(batch + m, tmp, k * sizeof(*tmp));
+	return m;
 }
 
 /*
@@ -342,7 +423,7 @@ static int enable_batch(struct fn **batch, size_t n, const char *val)
 
 int main(int argc, char **argv)
 {
-	size_t stride = 1, first = 0, bsize = 500, i, b, n, taken = 0, fired = 0;
+	size_t stride = 1, first = 0, bsize = 500, i, b, n, m, taken = 0, fired = 0;
 	size_t tried = 0, broken = 0;
 	unsigned int seconds = 2;
 	int ret = 0, by_module = 0, opt, e;
@@ -367,7 +448,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kpsweep: cannot read /proc/kallsyms (or bad options)\n");
 		return 2;
 	}
-	if (by_module && (keep_traceable() || access(SWEEP, W_OK))) {
+	if (by_module && (keep_traceable() || read_blacklist() ||
+			  access(SWEEP, W_OK))) {
 		fprintf(stderr, "kpsweep: -m needs " TRACING "/available_filter_functions_addrs and kpstress.ko's " SWEEP "\n");
 		return 2;
 	}
@@ -387,16 +469,29 @@ int main(int argc, char **argv)
 			for (n = 0; n < bsize && i < nr_fns; i += stride, n++)
 				batch[n] = &fns[i];
 			tried += n;
-			e = module_batch(batch, n, ret, seconds);
-			if (e) {
-				printf("# kpsweep: the kpstress module refused a batch: %s\n",
-				       errname(e));
-				write_str(SWEEP, "u");
-				return 2;
+			m = blacklisted_last(batch, n);
+			listed = left = 0;
+			e = 0;
+			for (int part = 0; part < 2; part++) {
+				struct fn **sub = part ? batch + m : batch;
+				size_t len = part ? n - m : m;
+				int ue;
+
+				if (!len)
+					continue;
+				ue = module_batch(sub, len, ret, seconds);
+				if (ue) {
+					printf("# kpsweep: the kpstress module refused a batch: %s\n",
+					       errname(ue));
+					write_str(SWEEP, "u");
+					return 2;
+				}
+				listed += count_listed(sub, len);
+				ue = write_str(SWEEP, "u");
+				if (ue && !e)
+					e = ue;
+				left += count_listed(sub, len);
 			}
-			listed = count_listed(batch, n);
-			e = write_str(SWEEP, "u");
-			left = count_listed(batch, n);
 			goto check;
 		}
 		for (n = 0; n < bsize && i < nr_fns; i += stride, n++) {
