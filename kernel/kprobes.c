@@ -653,19 +653,22 @@ static bool kprobe_site_reserved(kprobe_opcode_t *addr)
 
 /*
  * The checks of kprobe_check_location() that take no lock, for @addr as
- * kprobe_resolve() gave it.  A batch looks ahead with them, so as not to
- * allocate for the probes behind one that is refused.  Passing them
- * promises nothing: the checks under kprobe_mutex decide.
+ * kprobe_resolve() gave it: why no probe may go there, or NULL.  A batch
+ * also looks ahead with them, so as not to allocate for the probes
+ * behind one that is refused; passing them then promises nothing.
  */
+static const char *kprobe_unlocked_refusal(unsigned long addr)
+{
+	if (!core_kernel_text(addr) && !is_module_text_address(addr))
+		return "is not kernel text";
+	if (within_kprobe_blacklist(addr) || kprobe_in_preamble_symbol(addr))
+		return "is blacklisted";
+	return NULL;
+}
+
 int kprobe_check_unlocked(kprobe_opcode_t *addr)
 {
-	unsigned long a = (unsigned long)addr;
-
-	if (!core_kernel_text(a) && !is_module_text_address(a))
-		return -EINVAL;
-	if (within_kprobe_blacklist(a) || kprobe_in_preamble_symbol(a))
-		return -EINVAL;
-	return 0;
+	return kprobe_unlocked_refusal((unsigned long)addr) ? -EINVAL : 0;
 }
 
 /*
@@ -676,6 +679,7 @@ int kprobe_check_unlocked(kprobe_opcode_t *addr)
 static int kprobe_check_location(struct kprobe *p, struct module **modp)
 {
 	unsigned long addr = (unsigned long)p->addr;
+	const char *refusal;
 	struct module *mod;
 	int ret;
 
@@ -686,12 +690,9 @@ static int kprobe_check_location(struct kprobe *p, struct module **modp)
 			p->addr);
 		return ret;
 	}
-	if (!core_kernel_text(addr) && !is_module_text_address(addr)) {
-		pr_info("%pS is not kernel text\n", p->addr);
-		return -EINVAL;
-	}
-	if (within_kprobe_blacklist(addr) || kprobe_in_preamble_symbol(addr)) {
-		pr_info("%pS is blacklisted\n", p->addr);
+	refusal = kprobe_unlocked_refusal(addr);
+	if (refusal) {
+		pr_info("%pS %s\n", p->addr, refusal);
 		return -EINVAL;
 	}
 	if (kprobe_site_reserved(p->addr)) {
