@@ -166,40 +166,30 @@ static int keep_traceable(void)
 }
 
 /* The blacklist's ranges, sorted by start: see the top of the file. */
-static unsigned long *bl_start, *bl_end;
+static struct bl_range {
+	unsigned long start, end;	/* start first: by_value() sorts them */
+} *bl;
 static size_t nr_bl;
 
 static int read_blacklist(void)
 {
 	FILE *f = fopen(BLACKLIST, "r");
-	struct range { unsigned long start, end; } *r = NULL;
-	size_t cap = 0, i;
+	size_t cap = 0;
 	char line[512];
+	unsigned long a, e;
 
 	if (!f)
 		return 0;	/* no blacklist file: one batch, as before */
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long a, b;
-
-		if (sscanf(line, "0x%lx-0x%lx", &a, &b) != 2)
+		if (sscanf(line, "0x%lx-0x%lx", &a, &e) != 2)
 			continue;
-		if (grow((void **)&r, &cap, nr_bl, sizeof(*r)))
+		if (grow((void **)&bl, &cap, nr_bl, sizeof(*bl)))
 			return -1;
-		r[nr_bl].start = a;
-		r[nr_bl++].end = b;
+		bl[nr_bl].start = a;
+		bl[nr_bl++].end = e;
 	}
 	fclose(f);
-	/* by_value() compares the first word: the start. */
-	qsort(r, nr_bl, sizeof(*r), by_value);
-	bl_start = calloc(nr_bl + 1, sizeof(*bl_start));
-	bl_end = calloc(nr_bl + 1, sizeof(*bl_end));
-	if (!bl_start || !bl_end)
-		return -1;
-	for (i = 0; i < nr_bl; i++) {
-		bl_start[i] = r[i].start;
-		bl_end[i] = r[i].end;
-	}
-	free(r);
+	qsort(bl, nr_bl, sizeof(*bl), by_value);
 	return 0;
 }
 
@@ -210,13 +200,13 @@ static int blacklisted(unsigned long a)
 	/* The last range starting at or below a; ranges may overlap. */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (bl_start[mid] <= a)
+		if (bl[mid].start <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	for (; lo > 0; lo--) {
-		if (a < bl_end[lo - 1])
+		if (a < bl[lo - 1].end)
 			return 1;
 	}
 	return 0;
