@@ -167,6 +167,8 @@ void kretprobe_pool_detach(struct kretprobe *rp);
 void kretprobe_pool_discard(void *pool);
 void kretprobe_pool_orphan(struct kretprobe *rp);
 void kretprobe_pool_finish(struct kretprobe *rp);
+/* Whether the way back from a return probe may call @func itself. */
+bool kretprobe_return_reenters(kprobe_opcode_t *func);
 #else
 static inline bool kprobe_is_kretprobe(struct kprobe *p)
 {

@@ -28,22 +28,27 @@ static int kretprobe_default_maxactive(void)
 	return max(10, 2 * (int)num_possible_cpus());
 }
 
-static bool kretprobe_blacklisted(kprobe_opcode_t *addr)
+/*
+ * The function @addr, a kretprobe's entry probe, belongs to.  The probe
+ * may sit past the symbol (after an ENDBR, on an ftrace site), so the
+ * lists below name functions, not addresses.
+ */
+static kprobe_opcode_t *kretprobe_function(kprobe_opcode_t *addr)
 {
 	unsigned long offset;
-	kprobe_opcode_t *func;
+
+	if (!kprobe_symbol_size_offset((unsigned long)addr, NULL, &offset))
+		return NULL;
+	return (kprobe_opcode_t *)((unsigned long)addr - offset);
+}
+
+static bool kretprobe_blacklisted(kprobe_opcode_t *func)
+{
 	int i;
 
 	/* With the size a constant 0 the array reference compiles away. */
 	if (!kretprobe_blacklist_size)
 		return false;
-	/*
-	 * The entry probe may sit past the symbol (after an ENDBR, on an
-	 * ftrace site), so compare the functions, not the addresses.
-	 */
-	if (!kprobe_symbol_size_offset((unsigned long)addr, NULL, &offset))
-		return false;
-	func = (kprobe_opcode_t *)((unsigned long)addr - offset);
 	for (i = 0; kretprobe_blacklist[i].name; i++) {
 		if (kretprobe_blacklist[i].addr &&
 		    kretprobe_blacklist[i].addr == func)
@@ -74,7 +79,7 @@ void __init kretprobe_blacklist_init(void)
  */
 static int kretprobe_check(struct kretprobe *rp, bool ahead)
 {
-	kprobe_opcode_t *addr;
+	kprobe_opcode_t *addr, *func;
 	bool on_entry;
 
 	addr = kprobe_resolve(rp->kp.addr, rp->kp.symbol_name, rp->kp.offset,
@@ -87,9 +92,16 @@ static int kretprobe_check(struct kretprobe *rp, bool ahead)
 				addr);
 		return -EINVAL;
 	}
-	if (kretprobe_blacklisted(addr)) {
+	func = kretprobe_function(addr);
+	if (func && kretprobe_blacklisted(func)) {
 		if (!ahead)
 			pr_info("%pS: no kretprobe can be placed here\n", addr);
+		return -EINVAL;
+	}
+	if (func && kretprobe_return_reenters(func)) {
+		if (!ahead)
+			pr_info("%pS: called on the way back from every return probe: a kretprobe here would recurse\n",
+				addr);
 		return -EINVAL;
 	}
 	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE)

@@ -72,6 +72,24 @@ static void kretprobe_rethook_return(struct rethook_node *node, void *data,
 }
 NOKPROBE_SYMBOL(kretprobe_rethook_return);
 
+/*
+ * rethook's trampoline handler recycles the node and then calls
+ * preempt_enable_notrace(), which enters preempt_schedule_notrace() when
+ * a reschedule is due.  A kretprobe on that function catches this call
+ * too, and its return comes back through the same handler, which may
+ * call it again: with a reschedule due each time (a busy, slow machine),
+ * the calls nest until the stack overflows.  The recycled node means the
+ * pool never runs dry to stop them.
+ */
+bool kretprobe_return_reenters(kprobe_opcode_t *func)
+{
+#ifdef CONFIG_PREEMPTION
+	return func == dereference_kernel_function_descriptor(preempt_schedule_notrace);
+#else
+	return false;
+#endif
+}
+
 /* rethook's pool has a fixed size: @grow is not supported. */
 void *kretprobe_pool_make(struct kretprobe *rp, int maxactive, bool grow)
 {

@@ -569,3 +569,13 @@ void kretprobe_pool_finish(struct kretprobe *rp)
 	kretprobe_pool_discard(rp->rph);
 	rp->rph = NULL;
 }
+
+/*
+ * __kretprobe_trampoline_handler() ends with preempt_enable(), whose
+ * preempt_schedule() is NOKPROBE: nothing probeable is called on the way
+ * back after current_kprobe is given back.
+ */
+bool kretprobe_return_reenters(kprobe_opcode_t *func)
+{
+	return false;
+}

@@ -2544,6 +2544,31 @@ static void kretprobe_arch_blacklist(struct kunit *test)
 	KUNIT_EXPECT_GT(test, named, 0);
 }
 
+/*
+ * rethook's way back ends in preempt_enable_notrace(), which may call
+ * preempt_schedule_notrace(): a kretprobe there is refused, as it would
+ * be entered again by its own return.  Our trampoline ends in
+ * preempt_enable() instead, so there it is taken.  A kprobe is taken on
+ * both.
+ */
+static void kretprobe_return_path_refused(struct kunit *test)
+{
+	const char *sym = "preempt_schedule_notrace";
+	struct test_kretprobe *tr = new_kretprobe(test, 'R', NULL);
+	struct kprobe kp = { .symbol_name = sym };
+	int want = IS_ENABLED(CONFIG_KRETPROBE_ON_RETHOOK) ? -EINVAL : 0;
+
+	if (!IS_ENABLED(CONFIG_PREEMPTION))
+		kunit_skip(test, "no preempt_schedule_notrace() without CONFIG_PREEMPTION");
+	tr->rp.kp.symbol_name = sym;
+	KUNIT_EXPECT_EQ_MSG(test, reg_kretprobe(test, &tr->rp), want,
+			    "kretprobe on %s", sym);
+	if (!want)
+		unreg_kretprobe(test, &tr->rp);
+	KUNIT_EXPECT_EQ_MSG(test, reg_kprobe(test, &kp), 0, "kprobe on %s", sym);
+	unreg_kprobe(test, &kp);
+}
+
 static void toggle_unregistered_kretprobe(struct kunit *test)
 {
 	struct test_kretprobe *tr = new_kretprobe(test, 'R', kprobes_test_target);
@@ -4267,6 +4292,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kretprobe_default_maxactive),
 	KUNIT_CASE(kretprobe_rejects_non_entry),
 	KUNIT_CASE(kretprobe_arch_blacklist),
+	KUNIT_CASE(kretprobe_return_path_refused),
 	KUNIT_CASE(kretprobe_unregister_in_flight),
 	KUNIT_CASE(kretprobe_task_exit_reclaims),
 	KUNIT_CASE(kretprobe_instance_follows_cpu),
