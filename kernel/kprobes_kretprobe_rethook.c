@@ -13,6 +13,7 @@
 
 #include <linux/kprobes.h>
 #include <linux/rethook.h>
+#include <asm/sections.h>
 
 #include "kprobes_internal.h"
 
