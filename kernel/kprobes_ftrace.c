@@ -48,6 +48,11 @@ struct kprobe_ftrace_user {
 /*
  * Send the site on to the probe trampoline, unless a direct trampoline of
  * someone else's owns it: ftrace has room for one.
+ *
+ * Under PROVE_RCU, ftrace_find_rec_direct() calls rcu_read_lock_sched_held(),
+ * which has an ftrace site of its own.  With a probe there, each call
+ * would come back here, without end, before any handler ran to notice:
+ * a call from inside this function leaves its site alone.
  */
 static void notrace kprobe_ftrace_redirect(unsigned long ip,
 					   unsigned long parent_ip,
@@ -56,8 +61,12 @@ static void notrace kprobe_ftrace_redirect(unsigned long ip,
 {
 	unsigned long tramp = (unsigned long)arch_kprobe_ftrace_caller;
 	struct kprobe *p;
+	int bit;
 
-	preempt_disable_notrace();
+	/* It disables preemption too, for the lookups below. */
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
 	if (likely(!ftrace_find_rec_direct(ip))) {
 		arch_ftrace_set_direct_caller(fregs, tramp);
 	} else {
@@ -65,7 +74,7 @@ static void notrace kprobe_ftrace_redirect(unsigned long ip,
 		if (p)
 			kprobes_inc_nmissed_count(p);
 	}
-	preempt_enable_notrace();
+	ftrace_test_recursion_unlock(bit);
 }
 NOKPROBE_SYMBOL(kprobe_ftrace_redirect);
 

@@ -1873,6 +1873,29 @@ static struct kprobe *table_entry(void *addr)
  * site leaves it on its ops (moving would unhook it for a moment); a site
  * armed afresh for one takes the IPMODIFY ops.
  */
+/*
+ * A probe on a function that probe hits call themselves under the debug
+ * config: ftrace's direct-call lookup checks rcu_read_lock_sched_held().
+ * The hit from inside must be left alone, not followed without end (the
+ * stack overflows, and on arm64 the machine hangs without a word).
+ */
+static void probe_on_rcu_lockdep_check(struct kunit *test)
+{
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	struct site_probe *sp = site_probe_at(test, rcu_read_lock_sched_held,
+					      false);
+
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &sp->kp), 0);
+	preempt_disable();
+	KUNIT_EXPECT_TRUE(test, rcu_read_lock_sched_held());
+	preempt_enable();
+	KUNIT_EXPECT_GE(test, sp->pre_hits, 1);
+	unreg_kprobe(test, &sp->kp);
+#else
+	kunit_skip(test, "rcu_read_lock_sched_held() is inline without CONFIG_DEBUG_LOCK_ALLOC");
+#endif
+}
+
 static void ftrace_only_entry_follows_table(struct kunit *test)
 {
 #ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
@@ -4272,6 +4295,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE_PARAM(probe_on_the_api, api_gen_params),
 	KUNIT_CASE(init_text_disarmed_when_retired),
 #if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_KRETPROBES)
+	KUNIT_CASE(probe_on_rcu_lockdep_check),
 	KUNIT_CASE(ftrace_only_entry_follows_table),
 	KUNIT_CASE(ftrace_entry_is_the_site),
 	KUNIT_CASE(ftrace_batch),
