@@ -82,7 +82,7 @@ follow_console() {
 # reboot or for the timeout; the console is kept in out/logs/LOGNAME.
 # Returns 0, or 124 when the guest was killed by the timeout.
 guest_boot() {
-	local job=$1 name=$2 follow=$3 timeout rc qpid KP_INITRD=
+	local job=$1 name=$2 follow=$3 timeout rc qpid rpid monitor KP_INITRD=
 	shift 3
 	KP_CONSOLE=$KP_RESULTS/$name.console.log
 	# A hang guard, not a budget: debug kernels (lockdep, KASAN) run the
@@ -100,14 +100,28 @@ guest_boot() {
 	: >"$KP_CONSOLE"
 	echo "${QEMU[*]}" >"$KP_RESULTS/$name.qemu-cmdline"
 	stage "booting $name (console: ${KP_CONSOLE#"$KP_ROOT"/}, timeout ${timeout}s)"
-	timeout -k 10 "$timeout" "${QEMU[@]}" -display none -monitor none \
+	# The monitor answers "info registers -a" (harness/lib/qmon.py): where
+	# each vCPU is, which a guest hung with interrupts off never prints.
+	# Just before the timeout, those registers are kept beside the console.
+	monitor=${TMPDIR:-/tmp}/kp-$name.monitor
+	rm -f "$monitor" "$KP_RESULTS/$name.hang-registers.txt"
+	timeout -k 10 "$timeout" "${QEMU[@]}" -display none \
+		-monitor "unix:$monitor,server=on,wait=off" \
 		-serial "file:$KP_CONSOLE" </dev/null &
 	qpid=$!
+	python3 "$KP_HARNESS/lib/qmon.py" --after $((timeout > 30 ? timeout - 15 : timeout / 2)) \
+		--out "$KP_RESULTS/$name.hang-registers.txt" "$monitor" 'info registers -a' &
+	rpid=$!
 	follow_console "$KP_CONSOLE" "$follow" "$qpid"
 	rc=0
 	wait "$qpid" || rc=$?
+	kill "$rpid" 2>/dev/null
+	wait "$rpid" 2>/dev/null
+	rm -f "$monitor"
 	if ((rc == 124)); then
 		warn "$name: guest still running after ${timeout}s, killed (hang)"
+		[ -s "$KP_RESULTS/$name.hang-registers.txt" ] &&
+			warn "$name: its vCPUs' registers before the kill: ${KP_RESULTS#"$KP_ROOT"/}/$name.hang-registers.txt (name a PC with addr2line -fe vmlinux)"
 	elif ((rc != 0)); then
 		warn "$name: qemu exited with status $rc"
 	fi
