@@ -1866,14 +1866,6 @@ static struct kprobe *table_entry(void *addr)
 }
 
 /*
- * The ftrace handler takes an ops' only armed entry without a table
- * lookup (kprobe_ftrace_only()).  That shortcut must name the table
- * entry or nothing through aggregation, a second site, disable, enable,
- * a post_handler and unregistration.  A post_handler joining an armed
- * site leaves it on its ops (moving would unhook it for a moment); a site
- * armed afresh for one takes the IPMODIFY ops.
- */
-/*
  * A probe on a function that probe hits call themselves under the debug
  * config: ftrace's direct-call lookup checks rcu_read_lock_sched_held().
  * The hit from inside must be left alone, not followed without end (the
@@ -1896,6 +1888,14 @@ static void probe_on_rcu_lockdep_check(struct kunit *test)
 #endif
 }
 
+/*
+ * The ftrace handler takes an ops' only armed entry without a table
+ * lookup (kprobe_ftrace_only()).  That shortcut must name the table
+ * entry or nothing through aggregation, a second site, disable, enable,
+ * a post_handler and unregistration.  A post_handler joining an armed
+ * site leaves it on its ops (moving would unhook it for a moment); a site
+ * armed afresh for one takes the IPMODIFY ops.
+ */
 static void ftrace_only_entry_follows_table(struct kunit *test)
 {
 #ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
