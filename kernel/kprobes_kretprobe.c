@@ -31,12 +31,18 @@ static int kretprobe_default_maxactive(void)
 /*
  * The function @addr, a kretprobe's entry probe, belongs to.  The probe
  * may sit past the symbol (after an ENDBR, on an ftrace site), so the
- * lists below name functions, not addresses.
+ * checks below name functions, not addresses.  NULL where neither the
+ * arch's list nor rethook's way back can refuse any: a kernel without
+ * them does no kallsyms lookup per kretprobe.
  */
 static kprobe_opcode_t *kretprobe_function(kprobe_opcode_t *addr)
 {
 	unsigned long offset;
 
+	if (!kretprobe_blacklist_size &&
+	    !(IS_ENABLED(CONFIG_KRETPROBE_ON_RETHOOK) &&
+	      IS_ENABLED(CONFIG_PREEMPTION)))
+		return NULL;
 	if (!kprobe_symbol_size_offset((unsigned long)addr, NULL, &offset))
 		return NULL;
 	return (kprobe_opcode_t *)((unsigned long)addr - offset);
