@@ -1889,6 +1889,32 @@ static void probe_on_rcu_lockdep_check(struct kunit *test)
 }
 
 /*
+ * Under CONFIG_PROVE_RCU_LIST the table lookup of an ftrace-site hit
+ * calls rcu_read_lock_any_held(), itself an ftrace site.  A probe there
+ * must not send the lookup back into itself.  A second armed site keeps
+ * x86's handler off its one-probe shortcut, so the lookup does run.
+ */
+static void probe_on_rcu_list_check(struct kunit *test)
+{
+#ifdef CONFIG_PROVE_RCU_LIST
+	struct site_probe *sp = site_probe_at(test, rcu_read_lock_any_held,
+					      false);
+	struct site_probe *other = site_probe_at(test, FTRACE_SITE_1, false);
+
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &other->kp), 0);
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &sp->kp), 0);
+	rcu_read_lock();
+	KUNIT_EXPECT_TRUE(test, rcu_read_lock_any_held());
+	rcu_read_unlock();
+	KUNIT_EXPECT_GE(test, sp->pre_hits, 1);
+	unreg_kprobe(test, &sp->kp);
+	unreg_kprobe(test, &other->kp);
+#else
+	kunit_skip(test, "the table lookup calls no probeable check without CONFIG_PROVE_RCU_LIST");
+#endif
+}
+
+/*
  * The ftrace handler takes an ops' only armed entry without a table
  * lookup (kprobe_ftrace_only()).  That shortcut must name the table
  * entry or nothing through aggregation, a second site, disable, enable,
@@ -4296,6 +4322,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(init_text_disarmed_when_retired),
 #if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_KRETPROBES)
 	KUNIT_CASE(probe_on_rcu_lockdep_check),
+	KUNIT_CASE(probe_on_rcu_list_check),
 	KUNIT_CASE(ftrace_only_entry_follows_table),
 	KUNIT_CASE(ftrace_entry_is_the_site),
 	KUNIT_CASE(ftrace_batch),

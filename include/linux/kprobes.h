@@ -465,6 +465,9 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
 #endif
 int arch_prepare_kprobe_ftrace(struct kprobe *p);
+struct kprobe *kprobe_ftrace_hit_probe(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct kprobe *hint);
 /* Set once ftrace has been killed; ftrace-based probes then stay quiet. */
 extern bool kprobe_ftrace_disabled __read_mostly;
 void kprobe_ftrace_kill(void);

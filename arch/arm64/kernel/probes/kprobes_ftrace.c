@@ -65,28 +65,23 @@ static nokprobe_inline void site_hit(struct kprobe *p, unsigned long ip,
  *
  * Called from arch_kprobe_ftrace_caller, maybe preemptible, with the
  * probed context's interrupt mask.  A hit while a probe handler runs on
- * this CPU runs no handler and is counted in nmissed; nothing before that
- * check can be probed.  On return, regs->pc is where the function goes on:
- * the instruction after the site, unless a pre_handler moved it and
- * returned non-zero.
+ * this CPU runs no handler and is counted in nmissed
+ * (kprobe_ftrace_hit_probe()).  On return, regs->pc is where the function
+ * goes on: the instruction after the site, unless a pre_handler moved it
+ * and returned non-zero.
  */
 void notrace arm64_kprobe_ftrace_hit(struct pt_regs *regs)
 {
 	unsigned long ip = instruction_pointer(regs);
 	struct kprobe *p;
 
-	/* for the per-CPU state, and as the table's RCU reader */
 	preempt_disable_notrace();
-	p = get_kprobe((kprobe_opcode_t *)ip);
-	if (unlikely(!p || kprobe_disabled(p) || kprobe_ftrace_disabled)) {
-		/* disarmed meanwhile: the site is a NOP to the function */
-		instruction_pointer_set(regs, ip + AARCH64_INSN_SIZE);
-	} else if (unlikely(kprobe_running())) {
-		kprobes_inc_nmissed_count(p);
-		instruction_pointer_set(regs, ip + AARCH64_INSN_SIZE);
-	} else {
+	/* x9 holds the caller's return address (the site's MOV X9, X30) */
+	p = kprobe_ftrace_hit_probe(ip, regs->regs[9], NULL);
+	if (p)
 		site_hit(p, ip, regs);
-	}
+	else	/* the site is a NOP to the function */
+		instruction_pointer_set(regs, ip + AARCH64_INSN_SIZE);
 	preempt_enable_notrace();
 }
 NOKPROBE_SYMBOL(arm64_kprobe_ftrace_hit);

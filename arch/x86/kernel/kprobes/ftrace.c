@@ -43,27 +43,10 @@ static nokprobe_inline void kpx_ftrace_hit(struct kprobe *p, unsigned long ip,
 }
 
 /*
- * The core leaves the table entry of an ops' only armed probe in
- * ops->private (kernel/kprobes_ftrace.c); with more than one, or for
- * another address, the table is asked.
- */
-static nokprobe_inline struct kprobe *kpx_ftrace_entry(struct ftrace_ops *ops,
-						       unsigned long ip)
-{
-	struct kprobe *p = READ_ONCE(ops->private);
-
-	if (likely(p && p->addr == (kprobe_opcode_t *)ip))
-		return p;
-	return get_kprobe((kprobe_opcode_t *)ip);
-}
-
-/*
  * The func of the core's ftrace_ops for probes on ftrace sites.  ftrace
- * may call it preemptible.  It takes no ftrace recursion lock: a call from
- * the site of a probe while a handler runs on this CPU finds
- * kprobe_running() set and is only counted, which is all the lock would
- * have let through, and the code before that check cannot be probed.
- * Does nothing once ftrace has been killed.
+ * may call it preemptible, and calls it directly: the ops asks for no
+ * recursion protection, kprobe_ftrace_hit_probe() takes it where it is
+ * needed.  A hit while a handler runs on this CPU is only counted.
  */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
@@ -71,18 +54,17 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct kprobe *p;
 
-	if (!regs || unlikely(kprobe_ftrace_disabled))
+	if (!regs)
 		return;
 
-	/* for the per-CPU state, and as the table's RCU reader */
 	preempt_disable_notrace();
-	p = kpx_ftrace_entry(ops, ip);
-	if (p && !kprobe_disabled(p)) {
-		if (unlikely(kprobe_running()))
-			kprobes_inc_nmissed_count(p);
-		else
-			kpx_ftrace_hit(p, ip, regs);
-	}
+	/*
+	 * The core leaves the table entry of an ops' only armed probe in
+	 * ops->private (kernel/kprobes_ftrace.c), which spares the lookup.
+	 */
+	p = kprobe_ftrace_hit_probe(ip, parent_ip, READ_ONCE(ops->private));
+	if (p)
+		kpx_ftrace_hit(p, ip, regs);
 	preempt_enable_notrace();
 }
 NOKPROBE_SYMBOL(kprobe_ftrace_handler);
