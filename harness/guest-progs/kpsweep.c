@@ -24,9 +24,11 @@
  * A refused batch is split in halves until each refusal stands alone,
  * and each failed call first registers and then rolls back the probes
  * before the refused one: a few refusals make a batch cost many times
- * its size.  So with -m the functions that the debugfs blacklist names
- * go in a batch of their own, beside the others': every call on it
- * fails at its first probe, with nothing to roll back.
+ * its size.  So with -m the functions that the debugfs blacklist names,
+ * and their compiler-made parts ("foo.part.0", which the kernel refuses
+ * with "foo" but the file does not name), go in a batch of their own,
+ * beside the others': every call on it fails at its first probe, with
+ * nothing to roll back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -170,26 +172,43 @@ static struct bl_range {
 	unsigned long start, end;	/* start first: by_value() sorts them */
 } *bl;
 static size_t nr_bl;
+/* The names the file gives them, sorted, for the compiler-made parts. */
+static char (*bl_names)[128];
+static size_t nr_bl_names;
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
 
 static int read_blacklist(void)
 {
 	FILE *f = fopen(BLACKLIST, "r");
-	size_t cap = 0;
-	char line[512];
+	size_t cap = 0, name_cap = 0;
+	char line[512], sym[128];
 	unsigned long a, e;
+	int n;
 
 	if (!f)
 		return 0;	/* no blacklist file: one batch, as before */
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "0x%lx-0x%lx", &a, &e) != 2)
+		n = sscanf(line, "0x%lx-0x%lx %127s", &a, &e, sym);
+		if (n < 2)
 			continue;
 		if (grow((void **)&bl, &cap, nr_bl, sizeof(*bl)))
 			return -1;
 		bl[nr_bl].start = a;
 		bl[nr_bl++].end = e;
+		if (n < 3)
+			continue;
+		if (grow((void **)&bl_names, &name_cap, nr_bl_names,
+			 sizeof(*bl_names)))
+			return -1;
+		snprintf(bl_names[nr_bl_names++], sizeof(*bl_names), "%s", sym);
 	}
 	fclose(f);
 	qsort(bl, nr_bl, sizeof(*bl), by_value);
+	qsort(bl_names, nr_bl_names, sizeof(*bl_names), by_name);
 	return 0;
 }
 
@@ -212,6 +231,23 @@ static int blacklisted(unsigned long a)
 	return 0;
 }
 
+/* As the kernel decides: "foo.part.0" goes with "foo". */
+static int blacklisted_fn(const struct fn *f)
+{
+	char base[sizeof(f->name)];
+	char *dot;
+
+	if (blacklisted(f->addr))
+		return 1;
+	snprintf(base, sizeof(base), "%s", f->name);
+	dot = strchr(base, '.');
+	if (!dot || dot == base)
+		return 0;
+	*dot = '\0';
+	return bsearch(base, bl_names, nr_bl_names, sizeof(*bl_names),
+		       by_name) != NULL;
+}
+
 /* Blacklisted functions to the end of the batch; how many others lead. */
 static size_t blacklisted_last(struct fn **batch, size_t n)
 {
@@ -219,7 +255,7 @@ static size_t blacklisted_last(struct fn **batch, size_t n)
 	size_t i, m = 0, k = 0;
 
 	for (i = 0; i < n; i++) {
-		if (blacklisted(batch[i]->addr))
+		if (blacklisted_fn(batch[i]))
 			tmp[k++] = batch[i];
 		else
 			batch[m++] = batch[i];
