@@ -40,46 +40,34 @@
 bool kprobe_ftrace_disabled __read_mostly;
 
 /**
- * kprobe_ftrace_hit_probe() - the probe whose handlers an ftrace-site hit runs
+ * kprobe_ftrace_lookup() - find the probe of an ftrace-site hit in the table
  * @ip: the ftrace site
  * @parent_ip: the probed function's return address, for ftrace's records
- * @hint: a probe that is likely the one at @ip, or NULL
  *
- * For the architecture's handler of a probed site, with preemption
- * disabled (which also makes it the table's RCU reader), before it runs
- * any handler.  The table lookup may call a probeable function:
- * rcu_read_lock_any_held() under CONFIG_PROVE_RCU_LIST.  It therefore
- * runs under ftrace's recursion lock, so that a hit from inside it nests
- * once more at most.  The lock is dropped on return: a hit from the
- * handlers must still be seen, and counted as missed.
+ * The slow half of kprobe_ftrace_hit_probe(), with preemption disabled
+ * (which also makes it the table's RCU reader).  The lookup may call a
+ * probeable function: rcu_read_lock_any_held() under
+ * CONFIG_PROVE_RCU_LIST.  It therefore runs under ftrace's recursion
+ * lock, so that a hit from inside it nests once more at most.  The lock
+ * is dropped on return: a hit from the handlers must still be seen, and
+ * counted as missed.
  *
- * Return: the armed probe at @ip, or NULL when there is none, when ftrace
- * has been killed, when the lookup is nested too deep, and when a probe
- * handler is running on this CPU (the hit is then counted in the probe's
- * nmissed).
+ * Return: the probe at @ip, or NULL when there is none or the lock is
+ * already held twice on this CPU.
  */
-struct kprobe *kprobe_ftrace_hit_probe(unsigned long ip,
-				       unsigned long parent_ip,
-				       struct kprobe *hint)
+struct kprobe *kprobe_ftrace_lookup(unsigned long ip, unsigned long parent_ip)
 {
-	struct kprobe *p = hint;
+	struct kprobe *p;
 	int bit;
 
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0)
 		return NULL;
-	if (!p || p->addr != (kprobe_opcode_t *)ip)
-		p = get_kprobe((kprobe_opcode_t *)ip);
-	if (p && (kprobe_disabled(p) || kprobe_ftrace_disabled)) {
-		p = NULL;
-	} else if (p && kprobe_running()) {
-		kprobes_inc_nmissed_count(p);
-		p = NULL;
-	}
+	p = get_kprobe((kprobe_opcode_t *)ip);
 	ftrace_test_recursion_unlock(bit);
 	return p;
 }
-NOKPROBE_SYMBOL(kprobe_ftrace_hit_probe);
+NOKPROBE_SYMBOL(kprobe_ftrace_lookup);
 
 struct kprobe_ftrace_user {
 	struct ftrace_ops ops;

@@ -465,11 +465,42 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
 #endif
 int arch_prepare_kprobe_ftrace(struct kprobe *p);
-struct kprobe *kprobe_ftrace_hit_probe(unsigned long ip,
-				       unsigned long parent_ip,
-				       struct kprobe *hint);
+struct kprobe *kprobe_ftrace_lookup(unsigned long ip, unsigned long parent_ip);
 /* Set once ftrace has been killed; ftrace-based probes then stay quiet. */
 extern bool kprobe_ftrace_disabled __read_mostly;
+
+/**
+ * kprobe_ftrace_hit_probe() - the probe whose handlers an ftrace-site hit runs
+ * @ip: the ftrace site
+ * @parent_ip: the probed function's return address, for ftrace's records
+ * @hint: a probe that is likely the one at @ip, or NULL
+ *
+ * For the architecture's handler of a probed site, with preemption
+ * disabled, before it runs any handler.  Inline, because it is on every
+ * hit: with a @hint at @ip it calls nothing that can be probed.  The
+ * table lookup otherwise goes through kprobe_ftrace_lookup().
+ *
+ * Return: the armed probe at @ip, or NULL when there is none, when ftrace
+ * has been killed, when the lookup is nested too deep, and when a probe
+ * handler is running on this CPU (the hit is then counted in the probe's
+ * nmissed).
+ */
+static nokprobe_inline struct kprobe *
+kprobe_ftrace_hit_probe(unsigned long ip, unsigned long parent_ip,
+			struct kprobe *hint)
+{
+	struct kprobe *p = hint;
+
+	if (!p || p->addr != (kprobe_opcode_t *)ip)
+		p = kprobe_ftrace_lookup(ip, parent_ip);
+	if (!p || kprobe_disabled(p) || unlikely(kprobe_ftrace_disabled))
+		return NULL;
+	if (unlikely(kprobe_running())) {
+		kprobes_inc_nmissed_count(p);
+		return NULL;
+	}
+	return p;
+}
 void kprobe_ftrace_kill(void);
 #else
 static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)

@@ -45,8 +45,8 @@ static nokprobe_inline void kpx_ftrace_hit(struct kprobe *p, unsigned long ip,
 /*
  * The func of the core's ftrace_ops for probes on ftrace sites.  ftrace
  * may call it preemptible, and calls it directly: the ops asks for no
- * recursion protection, kprobe_ftrace_hit_probe() takes it where it is
- * needed.  A hit while a handler runs on this CPU is only counted.
+ * recursion protection, kprobe_ftrace_lookup() takes it around the table
+ * lookup.  A hit while a handler runs on this CPU is only counted.
  */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
