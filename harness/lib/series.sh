@@ -3,7 +3,9 @@
 # kernel tree, in history order.  Commits that only touch the harness are
 # left out; "fixup! <subject>" commits are folded into the patch they name.
 # A fixup's paragraphs that start with "checkpatch:" go into the message of
-# the patch it is folded into (see series_message).
+# the patch it is folded into (see series_message).  An "amend! <subject>"
+# commit is folded the same way, and its body (as in git's own autosquash:
+# the new subject, a blank line, the new body) replaces the patch's message.
 # shellcheck shell=bash
 
 KP_SERIES_OUT=$KP_ROOT/out/series
@@ -22,15 +24,16 @@ series_plan() {
 	for rev in $revs; do
 		tree=$(compose_tree "$rev")
 		subject=$(git -C "$KP_BASE_SRC" log -1 --format=%s "$rev")
-		# A fixup that only justifies a checkpatch warning changes no
-		# file but still counts.
-		if [ "$tree" = "$prev" ] && ! { [[ $subject == "fixup! "* ]] &&
+		# A fixup that only justifies a checkpatch warning, or an amend!
+		# that only rewrites the message, changes no file but still counts.
+		if [ "$tree" = "$prev" ] && [[ $subject != "amend! "* ]] &&
+			! { [[ $subject == "fixup! "* ]] &&
 			series_checkpatch_notes "$rev" | grep -q .; }; then
 			continue
 		fi
 		prev=$tree
-		if [[ $subject == "fixup! "* ]]; then
-			target=${patch_of[${subject#fixup! }]:-}
+		if [[ $subject == "fixup! "* || $subject == "amend! "* ]]; then
+			target=${patch_of[${subject#*! }]:-}
 			[ -n "$target" ] || die "$rev: '$subject' names no earlier patch"
 			echo "$rev $tree fixup $target"
 		else
@@ -90,14 +93,18 @@ series_checkpatch_notes() {
 # named and justified) replace the patch's own paragraphs that start with
 # "checkpatch", which describe the patch as it was before its fixups; a
 # paragraph of just "checkpatch: clean." drops those and adds nothing.
-# They go before a Signed-off-by the message already has.
+# They go before a Signed-off-by the message already has.  The message is
+# the body of the last "amend!" among the fixups, if there is one.
 series_message() {
-	local rev=$1 f notes=
+	local rev=$1 f notes= from=$1 format=%B
 	shift
 	for f in "$@"; do
 		notes+=$(series_checkpatch_notes "$f")$'\n\n'
+		if git -C "$KP_BASE_SRC" log -1 --format=%s "$f" | grep -q '^amend! '; then
+			from=$f format=%b
+		fi
 	done
-	git -C "$KP_BASE_SRC" log -1 --format=%B "$rev" |
+	git -C "$KP_BASE_SRC" log -1 --format="$format" "$from" |
 		NOTES=$notes awk 'BEGIN { RS = ""; ORS = "\n\n"
 			n = split(ENVIRON["NOTES"], note, /\n\n+/)
 			for (i = 1; i <= n; i++) {

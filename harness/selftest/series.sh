@@ -3,7 +3,7 @@
 # Self-test of "kp series" on a scratch project that shares this
 # checkout's base: harness-only commits are left out, a fixup is folded
 # into its patch with its "checkpatch:" paragraph (also from a fixup that
-# changes no file), Signed-off-by and base-commit are present, and a commit
+# changes no file), an "amend!" replaces its patch's message, Signed-off-by and base-commit are present, and a commit
 # that changes the kernel tree without a kernel-style subject is refused.
 . "$(dirname "$0")/scratch.sh"
 mkdir -p kernel samples/kprobes
@@ -20,6 +20,8 @@ git commit -qam "fixup! kprobes: first change" -m "Not for the patch." \
 	-m "checkpatch: a folded note."
 git commit -q --allow-empty -m "fixup! samples/kprobes: second change" \
 	-m "checkpatch: a note without a change."
+git commit -q --allow-empty -m "amend! kprobes: first change" \
+	-m "kprobes: first change" -m "The amended body."
 echo samples/kprobes/kretprobe_example.c >harness/removed-files
 git add harness && git commit -qm "samples/kprobes: drop the kretprobe example"
 mkdir -p x/init y/init
@@ -42,8 +44,9 @@ grep -q '^+/\* first \*/' "$s"/0001-*.patch
 grep -q '^+/\* folded \*/' "$s"/0001-*.patch || { echo "fixup not folded into 0001"; exit 1; }
 grep -q '^Signed-off-by: Self Test <selftest@example.org>' "$s"/0002-*.patch
 grep -q '^checkpatch: a folded note\.' "$s"/0001-*.patch || { echo "fixup's note not in 0001"; exit 1; }
-if grep -q 'Not for the patch' "$s"/0001-*.patch; then
-	echo "a fixup's other paragraphs went into 0001"
+grep -q '^The amended body\.' "$s"/0001-*.patch || { echo "amend! not applied to 0001"; exit 1; }
+if grep -q 'Body of the first patch\|^amend!\|Not for the patch' "$s"/0001-*.patch; then
+	echo "0001 has its old body, the amend!'s subject, or a fixup's other paragraphs"
 	exit 1
 fi
 grep -q '^checkpatch: a note without a change\.' "$s"/0002-*.patch ||
