@@ -3,8 +3,9 @@
 # Self-test of "kp series" on a scratch project that shares this
 # checkout's base: harness-only commits are left out, a fixup is folded
 # into its patch with its "checkpatch:" paragraph (also from a fixup that
-# changes no file), an "amend!" replaces its patch's message, Signed-off-by and base-commit are present, and a commit
-# that changes the kernel tree without a kernel-style subject is refused.
+# changes no file), an "amend!" replaces its patch's message,
+# Signed-off-by and base-commit are present, and a commit that changes
+# the kernel tree without a kernel-style subject is refused.
 . "$(dirname "$0")/scratch.sh"
 mkdir -p kernel samples/kprobes
 cp "$base/kernel/kprobes.c" kernel/
