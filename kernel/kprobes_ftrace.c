@@ -124,6 +124,9 @@ static struct kprobe_ftrace_user *kprobe_ftrace_user_for(bool ipmodify)
 {
 	return &kprobe_ftrace_redirected;
 }
+
+/* A copy of the ops' only armed entry (kprobe_ftrace_set_only()). */
+struct kprobe *kprobe_ftrace_direct_only __read_mostly;
 #else
 static struct kprobe_ftrace_user kprobe_ftrace_plain = {
 	.ops = {
@@ -156,6 +159,10 @@ static void kprobe_ftrace_set_only(struct kprobe_ftrace_user *user,
 {
 	/* The handler reads the entry through it: publish it whole. */
 	smp_store_release(&user->ops.private, entry);
+#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
+	/* The same for the trampoline's hit, which has no ops to read. */
+	smp_store_release(&kprobe_ftrace_direct_only, entry);
+#endif
 }
 
 static struct kprobe_ftrace_user *kprobe_ftrace_user_of(struct kprobe *p)
@@ -388,11 +395,13 @@ void kprobe_ftrace_handover(struct kprobe *orig, struct kprobe *agg)
 		kprobe_ftrace_set_only(user, agg);
 }
 
-#if IS_ENABLED(CONFIG_KUNIT) && !defined(CONFIG_KPROBES_ON_FTRACE_DIRECT)
+#if IS_ENABLED(CONFIG_KUNIT)
 /**
  * kprobe_ftrace_only() - the probe the ftrace handler takes without a lookup
  * @ipmodify: ask about the ops for probes with a post_handler (which need
- *	ftrace's IPMODIFY) rather than the plain one
+ *	ftrace's IPMODIFY) rather than the plain one; where sites are
+ *	redirected to a trampoline there is no such ops, and the answer
+ *	is NULL
  *
  * For the KUnit suites: while one probe is alone on an ops, the handler
  * calls it directly instead of looking the address up in the table.
@@ -403,8 +412,12 @@ void kprobe_ftrace_handover(struct kprobe *orig, struct kprobe *agg)
 struct kprobe *kprobe_ftrace_only(bool ipmodify)
 {
 	guard(mutex)(&kprobe_mutex);
+#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
+	return ipmodify ? NULL : kprobe_ftrace_direct_only;
+#else
 	return ipmodify ? kprobe_ftrace_ipmodify.ops.private :
 			  kprobe_ftrace_plain.ops.private;
+#endif
 }
 EXPORT_SYMBOL_IF_KUNIT(kprobe_ftrace_only);
 #endif

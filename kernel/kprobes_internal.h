@@ -169,6 +169,10 @@ void kretprobe_pool_orphan(struct kretprobe *rp);
 void kretprobe_pool_finish(struct kretprobe *rp);
 /* Whether the way back from a return probe may call @func itself. */
 bool kretprobe_return_reenters(kprobe_opcode_t *func);
+#if IS_ENABLED(CONFIG_KUNIT) && !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+/* Exported for lib/test_kprobes.c only. */
+int kretprobe_grow_kicks(struct kretprobe *rp);
+#endif
 #else
 static inline bool kprobe_is_kretprobe(struct kprobe *p)
 {
@@ -188,12 +192,9 @@ int kprobe_ftrace_disarm(struct kprobe *p);
 void kprobe_ftrace_handover(struct kprobe *orig, struct kprobe *agg);
 int kprobe_ftrace_arm_batch(struct kprobe **entries, int num);
 void kprobe_ftrace_disarm_batch(struct kprobe **entries, int num);
-#if IS_ENABLED(CONFIG_KUNIT) && !defined(CONFIG_KPROBES_ON_FTRACE_DIRECT)
-/* Exported for lib/test_kprobes.c only. */
-struct kprobe *kprobe_ftrace_only(bool ipmodify);
-#endif
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Exported for the KUnit suites only. */
+struct kprobe *kprobe_ftrace_only(bool ipmodify);
 unsigned long kprobe_ftrace_site_of_func(unsigned long func);
 #endif
 #else

@@ -22,13 +22,15 @@
  * hit may come from an NMI-like trap) schedules a worker that adds a
  * pool as large as all the others together, up to KRETPROBE_GROW_MAX
  * instances or KRETPROBE_GROW_BYTES of them.  The hit path only reads
- * the published pools: it neither allocates nor locks.  Each instance
+ * the published pools: it neither allocates nor locks, and it asks for
+ * the worker once, not again until the worker has run.  Each instance
  * knows its pool (ri->pool) and goes back to it; the holder is freed
  * with the last of its pools.  A user-set maxactive stays fixed.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <kunit/visibility.h>
 #include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/llist.h>
@@ -58,6 +60,8 @@ struct kretprobe_growth {
 	struct kretprobe_holder *rph;
 	struct irq_work kick;
 	struct work_struct work;
+	atomic_t asked;		/* kicked, and the worker has not yet run */
+	unsigned int nr_kicks;	/* kicks run, for the KUnit suite */
 };
 
 static bool kretprobe_grow_wanted(struct kretprobe_growth *g)
@@ -68,12 +72,25 @@ static bool kretprobe_grow_wanted(struct kretprobe_growth *g)
 }
 NOKPROBE_SYMBOL(kretprobe_grow_wanted);
 
+/*
+ * Once per round of the worker.  A kick on every hit would raise an IPI
+ * on every hit while the worker cannot run (all CPUs in stop_machine(),
+ * say), and a probed function on the interrupt return path then makes
+ * that CPU take its kicks for ever.
+ */
+static void kretprobe_grow_ask(struct kretprobe_growth *g)
+{
+	if (!atomic_xchg(&g->asked, 1))
+		irq_work_queue(&g->kick);
+}
+NOKPROBE_SYMBOL(kretprobe_grow_ask);
+
 /* An instance left a pool; ask for more when half of them are out. */
 static void kretprobe_taken(struct kretprobe_growth *g)
 {
 	atomic_inc(&g->out);
 	if (kretprobe_grow_wanted(g))
-		irq_work_queue(&g->kick);
+		kretprobe_grow_ask(g);
 }
 NOKPROBE_SYMBOL(kretprobe_taken);
 
@@ -137,7 +154,7 @@ kretprobe_get_slow(struct kretprobe_holder *rph)
 			return ri;
 	}
 	if (g && kretprobe_grow_wanted(g))
-		irq_work_queue(&g->kick);
+		kretprobe_grow_ask(g);
 	return NULL;
 }
 NOKPROBE_SYMBOL(kretprobe_get_slow);
@@ -423,10 +440,8 @@ static int kretprobe_pool_release(struct objpool_head *head, void *context)
 }
 
 /* Add pools while half the instances are out; no lock on the hit side. */
-static void kretprobe_grow_work(struct work_struct *work)
+static void kretprobe_grow(struct kretprobe_growth *g)
 {
-	struct kretprobe_growth *g = container_of(work, struct kretprobe_growth,
-						  work);
 	struct objpool_head *head;
 	int n;
 
@@ -449,13 +464,49 @@ static void kretprobe_grow_work(struct work_struct *work)
 	}
 }
 
+static void kretprobe_grow_work(struct work_struct *work)
+{
+	struct kretprobe_growth *g = container_of(work, struct kretprobe_growth,
+						  work);
+
+	/*
+	 * Before it looks (ordered, as the hit's ask is): a hit that the
+	 * look misses can kick again.
+	 */
+	atomic_xchg(&g->asked, 0);
+	kretprobe_grow(g);
+}
+
 static void kretprobe_grow_kick(struct irq_work *work)
 {
 	struct kretprobe_growth *g = container_of(work, struct kretprobe_growth,
 						  kick);
 
+	g->nr_kicks++;
 	schedule_work(&g->work);
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * kretprobe_grow_kicks() - how often a kretprobe's pool asked to grow
+ * @rp: a registered kretprobe whose maxactive was left to the core
+ *
+ * For the KUnit suite.  Waits for a kick in flight first.
+ *
+ * Context: may sleep.
+ * Return: the kicks run so far, or -EINVAL when @rp's pool cannot grow.
+ */
+int kretprobe_grow_kicks(struct kretprobe *rp)
+{
+	struct kretprobe_growth *g = rp->rph ? rp->rph->growth : NULL;
+
+	if (!g)
+		return -EINVAL;
+	irq_work_sync(&g->kick);
+	return READ_ONCE(g->nr_kicks);
+}
+EXPORT_SYMBOL_IF_KUNIT(kretprobe_grow_kicks);
+#endif
 
 static struct kretprobe_growth *kretprobe_growth_new(struct kretprobe_holder *rph,
 						     int first, int obj_size)

@@ -1920,18 +1920,18 @@ static void probe_on_rcu_list_check(struct kunit *test)
  * entry or nothing through aggregation, a second site, disable, enable,
  * a post_handler and unregistration.  A post_handler joining an armed
  * site leaves it on its ops (moving would unhook it for a moment); a site
- * armed afresh for one takes the IPMODIFY ops.
+ * armed afresh for one takes the IPMODIFY ops, except where the sites are
+ * redirected to a trampoline (arm64), whose hint stands for the one ops.
  */
 static void ftrace_only_entry_follows_table(struct kunit *test)
 {
-#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
-	kunit_skip(test, "the ftrace callback here only redirects: no shortcut");
-#else
+	/* Redirected sites share one ops, post_handler or not. */
+	const bool direct = IS_ENABLED(CONFIG_KPROBES_ON_FTRACE_DIRECT);
 	struct site_probe *a = site_probe_at(test, FTRACE_SITE_1, false);
 	struct site_probe *b = site_probe_at(test, FTRACE_SITE_1, false);
 	struct site_probe *c = site_probe_at(test, FTRACE_SITE_2, false);
 	struct site_probe *d = site_probe_at(test, FTRACE_SITE_2, true);
-	/* The entries sit on the sites: after ENDBR, with IBT. */
+	/* The entries sit on the sites: after ENDBR, with IBT; on arm64 after MOV X9, X30. */
 	void *site1 = (void *)kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_1);
 	void *site2 = (void *)kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_2);
 
@@ -1994,8 +1994,8 @@ static void ftrace_only_entry_follows_table(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, disable_kprobe(&d->kp), 0);
 	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(false));
 	KUNIT_ASSERT_EQ(test, enable_kprobe(&d->kp), 0);
-	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(false));
-	KUNIT_EXPECT_PTR_EQ(test, kprobe_ftrace_only(true),
+	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(direct));
+	KUNIT_EXPECT_PTR_EQ(test, kprobe_ftrace_only(!direct),
 			    table_entry(site2));
 	call_site_2(test);
 	KUNIT_EXPECT_EQ(test, d->pre_hits, 2);
@@ -2011,7 +2011,6 @@ static void ftrace_only_entry_follows_table(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(true));
 	call_site_2(test);
 	KUNIT_EXPECT_EQ(test, d->pre_hits, 3);
-#endif /* CONFIG_KPROBES_ON_FTRACE_DIRECT */
 }
 
 /*
@@ -3198,6 +3197,43 @@ static void kretprobe_default_grows_for_sleepers(struct kunit *test)
 			max(10, 2 * (int)num_possible_cpus()));
 }
 
+/*
+ * A pool that cannot grow yet asks for its worker once, not on every hit.
+ * A kick per hit is an interrupt per hit: with a probe on the interrupt
+ * return path, and the worker unable to run (every CPU in stop_machine()),
+ * that CPU would take kicks for ever.  Here the worker waits for this CPU,
+ * which the test keeps with preemption off while it nests past the pool.
+ */
+static void kretprobe_grow_asks_once(struct kunit *test)
+{
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
+	kunit_skip(test, "kretprobes on rethook keep a fixed pool");
+#else
+	struct test_kretprobe *tr = new_kretprobe(test, 'R', kprobes_test_recurse);
+	int round, kicks, depth;
+
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	depth = 3 * tr->rp.maxactive;
+
+	preempt_disable();
+	kprobes_test_recurse(depth);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, tr->rp.nmissed, depth + 1 - tr->rp.maxactive);
+	KUNIT_EXPECT_EQ(test, kretprobe_grow_kicks(&tr->rp), 1);
+
+	/* Once the worker has run, a pool that runs short asks again. */
+	for (round = 0, kicks = 1; round < 100 && kicks == 1; round++) {
+		msleep(20);
+		preempt_disable();
+		kprobes_test_recurse(depth);
+		preempt_enable();
+		kicks = kretprobe_grow_kicks(&tr->rp);
+	}
+	KUNIT_EXPECT_EQ(test, kicks, 2);
+	KUNIT_EXPECT_EQ(test, tr->entry_hits, tr->ret_hits);
+#endif
+}
+
 /* A maxactive set by the user still limits, and counts what it misses. */
 static void kretprobe_user_maxactive_limits_sleepers(struct kunit *test)
 {
@@ -4348,6 +4384,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kretprobe_task_exit_reclaims),
 	KUNIT_CASE(kretprobe_instance_follows_cpu),
 	KUNIT_CASE(kretprobe_default_grows_for_sleepers),
+	KUNIT_CASE(kretprobe_grow_asks_once),
 	KUNIT_CASE(kretprobe_user_maxactive_limits_sleepers),
 	KUNIT_CASE(kretprobe_stack_in_handler),
 	KUNIT_CASE(kretprobe_stack_below),

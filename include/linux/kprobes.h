@@ -460,6 +460,12 @@ static inline void wait_for_kprobe_optimizer(void) { }
  * Not called from C.
  */
 void arch_kprobe_ftrace_caller(void);
+/*
+ * The table entry of the only armed ftrace-site probe, NULL when there
+ * are none or several: the hint for kprobe_ftrace_hit_probe(), which
+ * the trampoline's hit cannot take from an ftrace_ops.
+ */
+extern struct kprobe *kprobe_ftrace_direct_only __read_mostly;
 #else
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs);

@@ -77,7 +77,8 @@ void notrace arm64_kprobe_ftrace_hit(struct pt_regs *regs)
 
 	preempt_disable_notrace();
 	/* x9 holds the caller's return address (the site's MOV X9, X30) */
-	p = kprobe_ftrace_hit_probe(ip, regs->regs[9], NULL);
+	p = kprobe_ftrace_hit_probe(ip, regs->regs[9],
+				    READ_ONCE(kprobe_ftrace_direct_only));
 	if (p)
 		site_hit(p, ip, regs);
 	else	/* the site is a NOP to the function */
