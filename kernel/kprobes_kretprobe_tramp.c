@@ -440,11 +440,18 @@ static int kretprobe_pool_release(struct objpool_head *head, void *context)
 }
 
 /* Add pools while half the instances are out; no lock on the hit side. */
-static void kretprobe_grow(struct kretprobe_growth *g)
+static void kretprobe_grow_work(struct work_struct *work)
 {
+	struct kretprobe_growth *g = container_of(work, struct kretprobe_growth,
+						  work);
 	struct objpool_head *head;
 	int n;
 
+	/*
+	 * Before it looks (ordered, as the hit's ask is): a hit that the
+	 * look misses can kick again.
+	 */
+	atomic_xchg(&g->asked, 0);
 	while (g->nr_more < KRETPROBE_MORE_POOLS && kretprobe_grow_wanted(g)) {
 		n = min(g->total, g->limit - g->total);
 		head = kzalloc(sizeof(*head), GFP_KERNEL);
@@ -462,19 +469,6 @@ static void kretprobe_grow(struct kretprobe_growth *g)
 		/* Publish the pool: kretprobe_pop_more() reads more[] below nr_more. */
 		smp_store_release(&g->nr_more, g->nr_more + 1);
 	}
-}
-
-static void kretprobe_grow_work(struct work_struct *work)
-{
-	struct kretprobe_growth *g = container_of(work, struct kretprobe_growth,
-						  work);
-
-	/*
-	 * Before it looks (ordered, as the hit's ask is): a hit that the
-	 * look misses can kick again.
-	 */
-	atomic_xchg(&g->asked, 0);
-	kretprobe_grow(g);
 }
 
 static void kretprobe_grow_kick(struct irq_work *work)
