@@ -91,12 +91,19 @@ static void notrace kprobe_ftrace_redirect(unsigned long ip,
 {
 	unsigned long tramp = (unsigned long)arch_kprobe_ftrace_caller;
 	struct kprobe *p;
-	int bit;
+	int bit = -1;
 
-	/* It disables preemption too, for the lookups below. */
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
+	/*
+	 * Both disable preemption, for the lookups below.  The lock costs a
+	 * dozen instructions on every hit, so only PROVE_RCU pays for it.
+	 */
+	if (IS_ENABLED(CONFIG_PROVE_RCU)) {
+		bit = ftrace_test_recursion_trylock(ip, parent_ip);
+		if (bit < 0)
+			return;
+	} else {
+		preempt_disable_notrace();
+	}
 	if (likely(!ftrace_find_rec_direct(ip))) {
 		arch_ftrace_set_direct_caller(fregs, tramp);
 	} else {
@@ -104,7 +111,10 @@ static void notrace kprobe_ftrace_redirect(unsigned long ip,
 		if (p)
 			kprobes_inc_nmissed_count(p);
 	}
-	ftrace_test_recursion_unlock(bit);
+	if (IS_ENABLED(CONFIG_PROVE_RCU))
+		ftrace_test_recursion_unlock(bit);
+	else
+		preempt_enable_notrace();
 }
 NOKPROBE_SYMBOL(kprobe_ftrace_redirect);
 
