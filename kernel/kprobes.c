@@ -807,6 +807,7 @@ void kprobe_make_optimizable(struct kprobe *entry)
 
 static int kprobe_join(struct kprobe *entry, struct kprobe *p)
 {
+	kprobe_post_handler_t had_post;
 	int ret = 0;
 
 	if (!kprobe_is_aggr(entry)) {
@@ -822,10 +823,15 @@ static int kprobe_join(struct kprobe *entry, struct kprobe *p)
 	 * ops serves a post_handler too, since the handler path puts regs->ip
 	 * back after it; only a fresh arm picks the IPMODIFY ops for one.
 	 */
-	if (p->post_handler && !entry->post_handler) {
+	had_post = entry->post_handler;
+	if (p->post_handler && !had_post) {
+		/*
+		 * The jump comes out first.  A hit that sees a post_handler
+		 * steps the first instruction alone and resumes right after
+		 * it, which must not be inside the jump's bytes.
+		 */
+		kprobe_opt_off(entry);
 		WRITE_ONCE(entry->post_handler, aggr_post_handler);
-		/* A jump would skip the post_handler: out before @p joins. */
-		kprobe_opt_update(entry);
 	}
 
 	list_add_tail_rcu(&p->list, &entry->list);
@@ -838,6 +844,8 @@ static int kprobe_join(struct kprobe *entry, struct kprobe *p)
 			if (ret) {
 				entry->flags |= KPROBE_FLAG_DISABLED;
 				list_del_rcu(&p->list);
+				/* @p brought the only post_handler; it leaves too. */
+				WRITE_ONCE(entry->post_handler, had_post);
 				/* trace_kprobe takes a non-empty list as registered. */
 				synchronize_rcu();
 				INIT_LIST_HEAD(&p->list);

@@ -2052,7 +2052,16 @@ static void ftrace_blocker_func(unsigned long ip, unsigned long parent_ip,
 {
 }
 
+/*
+ * One ops per case: ftrace_free_filter() frees an ops' filter without
+ * forgetting it, so an ops is not registered again after it.
+ */
 static struct ftrace_ops ftrace_blocker = {
+	.func = ftrace_blocker_func,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+static struct ftrace_ops ftrace_join_blocker = {
 	.func = ftrace_blocker_func,
 	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
@@ -2087,6 +2096,44 @@ static void ftrace_batch_refused(struct kunit *test)
 	call_site_2(test);
 	KUNIT_EXPECT_EQ(test, a->pre_hits, 0);
 	KUNIT_EXPECT_EQ(test, b->pre_hits, 0);
+#endif
+}
+
+/*
+ * A probe with a post_handler joins a disabled one at an ftrace site, and
+ * arming the site fails (IPMODIFY is held by another ftrace user): the
+ * newcomer is refused, and the probe already there must not keep the
+ * post_handler it brought, or it could never be armed through the plain
+ * ops again.
+ */
+static void ftrace_join_refused_leaves_no_post_handler(struct kunit *test)
+{
+#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
+	kunit_skip(test, "no IPMODIFY here; the arch's own suite refuses a site");
+#else
+	struct site_probe *a = site_probe_at(test, FTRACE_SITE_1, false);
+	struct site_probe *b = site_probe_at(test, FTRACE_SITE_1, true);
+	unsigned long site1 = kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_1);
+	struct kprobe *entry;
+
+	KUNIT_ASSERT_NE(test, site1, 0);
+	a->kp.flags = KPROBE_FLAG_DISABLED;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &a->kp), 0);
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&ftrace_join_blocker, site1, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, register_ftrace_function(&ftrace_join_blocker), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&b->kp), -EBUSY);
+	entry = table_entry((void *)site1);
+	KUNIT_EXPECT_NOT_NULL(test, entry);
+	if (entry)
+		KUNIT_EXPECT_NULL(test, entry->post_handler);
+	/* a, without a post_handler, needs no IPMODIFY */
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&a->kp), 0);
+	call_site_1(test);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, unregister_ftrace_function(&ftrace_join_blocker), 0);
+	ftrace_free_filter(&ftrace_join_blocker);
+	unreg_kprobe(test, &a->kp);
 #endif
 }
 
@@ -4363,6 +4410,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(ftrace_entry_is_the_site),
 	KUNIT_CASE(ftrace_batch),
 	KUNIT_CASE(ftrace_batch_refused),
+	KUNIT_CASE(ftrace_join_refused_leaves_no_post_handler),
 #endif
 #ifdef CONFIG_KRETPROBES
 	KUNIT_CASE(toggle_unregistered_kretprobe),

@@ -562,6 +562,80 @@ static void opt_post_handler_unoptimizes(struct kunit *test)
 	unregister_kprobe(&a.kp);
 }
 
+/*
+ * A probe on text_poke_sync() that, once armed, calls kpo_plain(1) from
+ * the first sync of the task that armed it, noting the bytes at @at.
+ */
+struct kpo_window {
+	struct kprobe kp;
+	struct task_struct *task;
+	u8 *at;
+	u8 seen[JMP32_INSN_SIZE];
+	u32 result;
+	int calls;
+	bool armed;
+};
+
+static struct kpo_window kpo_window;
+
+static int kpo_window_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kpo_window *w = container_of(kp, struct kpo_window, kp);
+
+	if (!READ_ONCE(w->armed) || current != w->task)
+		return 0;
+	WRITE_ONCE(w->armed, false);
+	memcpy(w->seen, w->at, sizeof(w->seen));
+	w->result = kpo_plain(1);
+	w->calls++;
+	return 0;
+}
+
+/*
+ * A post_handler joining an optimized probe: the jump comes out before
+ * the post_handler shows.  The first sync while it comes out finds the
+ * int3 written over the jump's opcode and its displacement still behind
+ * it; a hit then must run the whole region from the copy, since stepping
+ * the first instruction alone would resume inside the displacement.
+ */
+static void opt_post_handler_joins_safely(struct kunit *test)
+{
+	struct kpo_window *w = &kpo_window;
+	u8 jump[JMP32_INSN_SIZE];
+	struct kpo_probe a, b;
+
+	kpo_probe_init(&a, KPO_PLAIN, false);
+	kpo_probe_init(&b, KPO_PLAIN, true);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	kpo_expect_state(test, &a.kp, KPROBE_OPT_ACTIVE);
+	memcpy(jump, a.kp.addr, sizeof(jump));
+
+	memset(w, 0, sizeof(*w));
+	w->kp.symbol_name = "text_poke_sync";
+	w->kp.pre_handler = kpo_window_pre;
+	w->task = current;
+	w->at = (u8 *)a.kp.addr;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&w->kp), 0);
+	WRITE_ONCE(w->armed, true);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&b.kp), 0);
+	WRITE_ONCE(w->armed, false);
+	unregister_kprobe(&w->kp);
+
+	/* the hit came with the int3 in front of the displacement */
+	KUNIT_ASSERT_EQ(test, w->calls, 1);
+	KUNIT_EXPECT_EQ(test, w->seen[0], INT3_INSN_OPCODE);
+	KUNIT_EXPECT_EQ(test, memcmp(w->seen + 1, jump + 1,
+				     JMP32_INSN_SIZE - 1), 0);
+	KUNIT_EXPECT_EQ(test, w->result, 8u);
+
+	KUNIT_EXPECT_EQ(test, kprobe_opt_state_of(&a.kp), KPROBE_OPT_IDLE);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
+	KUNIT_EXPECT_EQ(test, a.hits, 1);
+	KUNIT_EXPECT_EQ(test, b.posts, 1);
+	unregister_kprobe(&b.kp);
+	unregister_kprobe(&a.kp);
+}
+
 /* Disabling takes jump and breakpoint out; enabling optimizes again. */
 static void opt_disable_enable(struct kunit *test)
 {
@@ -831,6 +905,7 @@ static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(opt_one_insn_at_once),
 	KUNIT_CASE(opt_handler_moves_ip),
 	KUNIT_CASE(opt_post_handler_unoptimizes),
+	KUNIT_CASE(opt_post_handler_joins_safely),
 	KUNIT_CASE(opt_disable_enable),
 	KUNIT_CASE(opt_probe_in_region),
 	KUNIT_CASE_PARAM(opt_region_refused, kpo_refusal_gen_params),
