@@ -47,11 +47,62 @@ enum {
 	KPO_JLT,	/* a static branch may jump inside the region */
 	KPO_COLD,	/* the function's .cold part jumps inside the region */
 	KPO_COLD_IN,	/* a region inside a .cold part */
+	KPO_RETPOLINE,	/* a jump table through a retpoline thunk */
+	KPO_JUMP_THUNK,	/* ... through a call depth tracking jump thunk */
+	KPO_ITS_THUNK,	/* ... through an ITS thunk */
+	KPO_NAMELESS,	/* ... through code no symbol starts at */
 	KPO_NR
 };
 
-static DEFINE_STATIC_KEY_FALSE(kpo_jl_key);
-static DEFINE_STATIC_KEY_FALSE(kpo_jlt_key);
+/*
+ * Only the assembly below uses the keys when jump labels are off: keep
+ * them, or the module would not link.
+ */
+static __used DEFINE_STATIC_KEY_FALSE(kpo_jl_key);
+static __used DEFINE_STATIC_KEY_FALSE(kpo_jlt_key);
+
+/*
+ * The thunks an indirect jump may go through once the boot code has
+ * patched it.  Where the kernel has no such thunk, the function jumps
+ * through the nameless one instead, and its case is skipped.
+ */
+#ifdef CONFIG_MITIGATION_RETPOLINE
+#define KPO_RETPOLINE_THUNK	"__x86_indirect_thunk_rdx"
+#else
+#define KPO_RETPOLINE_THUNK	".Lkpo_nameless_thunk"
+#endif
+#ifdef CONFIG_MITIGATION_CALL_DEPTH_TRACKING
+#define KPO_JUMP_THUNK_NAME	"__x86_indirect_jump_thunk_rdx"
+#else
+#define KPO_JUMP_THUNK_NAME	".Lkpo_nameless_thunk"
+#endif
+#ifdef CONFIG_MITIGATION_ITS
+#define KPO_ITS_THUNK_NAME	"__x86_indirect_its_thunk_rdx"
+#else
+#define KPO_ITS_THUNK_NAME	".Lkpo_nameless_thunk"
+#endif
+
+/*
+ * x + 3, as two adds; x == ~0 also jumps through @thunk to the second
+ * add, inside the region a probe on the first would cover, as a jump
+ * table's entry could (with edi cleared, so that it does not loop).
+ */
+#define KPO_THUNKED(name, thunk)					\
+	".globl " name "\n"						\
+	".type " name ", @function\n"					\
+	name ":\n\t"							\
+	"mov %edi, %eax\n"						\
+	".L" name ":\n\t"						\
+	"add $1, %eax\n"						\
+	".L" name "_mid:\n\t"						\
+	"add $2, %eax\n\t"						\
+	"cmp $-1, %edi\n\t"						\
+	"jne 1f\n\t"							\
+	"xor %edi, %edi\n\t"						\
+	"lea .L" name "_mid(%rip), %rdx\n\t"				\
+	"jmp " thunk "\n"						\
+	"1:\tret\n"							\
+	".size " name ", .-" name "\n"
 
 /* kpo_regs() loads 0xa0 + n into register n (ax = 0, ..., r15 = 15, not sp) */
 #define KPO_REG(n)	(0xa0ul + (n))
@@ -284,6 +335,20 @@ asm(".pushsection .text, \"ax\"\n"
 	"jmp .Lkpo_cold_back\n"
 	".size kpo_cold.cold, .-kpo_cold.cold\n"
 
+	KPO_THUNKED("kpo_retpoline", KPO_RETPOLINE_THUNK)
+	KPO_THUNKED("kpo_jump_thunk", KPO_JUMP_THUNK_NAME)
+	KPO_THUNKED("kpo_its_thunk", KPO_ITS_THUNK_NAME)
+	KPO_THUNKED("kpo_nameless", ".Lkpo_nameless_thunk")
+
+	/* an indirect jump that no symbol starts at, like an ITS thunk made at boot */
+	".type kpo_nameless_host, @function\n"
+	"kpo_nameless_host:\n\t"
+	"ret\n"
+	".Lkpo_nameless_thunk:\n\t"
+	"jmp *%rdx\n\t"
+	"int3\n"
+	".size kpo_nameless_host, .-kpo_nameless_host\n"
+
 	".globl kpo_copy\n"
 	".type kpo_copy, @function\n"
 	"kpo_copy:\n"
@@ -314,7 +379,11 @@ asm(".pushsection .text, \"ax\"\n"
 	".long .Lkpo_long - kpo_long\n\t"
 	".long .Lkpo_jlt - kpo_jlt\n\t"
 	".long .Lkpo_cold - kpo_cold\n\t"
-	".long .Lkpo_cold_in - kpo_cold\n"
+	".long .Lkpo_cold_in - kpo_cold\n\t"
+	".long .Lkpo_retpoline - kpo_retpoline\n\t"
+	".long .Lkpo_jump_thunk - kpo_jump_thunk\n\t"
+	".long .Lkpo_its_thunk - kpo_its_thunk\n\t"
+	".long .Lkpo_nameless - kpo_nameless\n"
 	".popsection\n");
 
 static void *const kpo_funcs[KPO_NR] = {
@@ -326,7 +395,9 @@ static void *const kpo_funcs[KPO_NR] = {
 	[KPO_CALL] = kpo_call,		[KPO_COPY] = kpo_copy,
 	[KPO_REGS] = kpo_regs,		[KPO_LONG] = kpo_long,
 	[KPO_JLT] = kpo_jlt,		[KPO_COLD] = kpo_cold,
-	[KPO_COLD_IN] = kpo_cold,
+	[KPO_COLD_IN] = kpo_cold,	[KPO_RETPOLINE] = kpo_retpoline,
+	[KPO_JUMP_THUNK] = kpo_jump_thunk, [KPO_ITS_THUNK] = kpo_its_thunk,
+	[KPO_NAMELESS] = kpo_nameless,
 };
 
 static u8 *kpo_at(int point)
@@ -710,7 +781,10 @@ struct kpo_refusal {
 	int point;
 	u32 (*call)(void);
 	u32 want;
+	const char *missing;	/* why this kernel cannot have the case */
 };
+
+#define KPO_NEEDS(option) (IS_ENABLED(option) ? NULL : #option " is off")
 
 static u32 kpo_good_word = 5;
 
@@ -723,6 +797,10 @@ static u32 kpo_call_jl(void) { return kpo_jl(1); }
 static u32 kpo_call_call(void) { return kpo_call(1); }
 static u32 kpo_call_jlt(void) { return kpo_jlt(1); }
 static u32 kpo_call_cold(void) { return kpo_cold(1) + kpo_cold(0); }
+static u32 kpo_call_retpoline(void) { return kpo_retpoline(1) + kpo_retpoline(~0u); }
+static u32 kpo_call_jump_thunk(void) { return kpo_jump_thunk(1) + kpo_jump_thunk(~0u); }
+static u32 kpo_call_its_thunk(void) { return kpo_its_thunk(1) + kpo_its_thunk(~0u); }
+static u32 kpo_call_nameless(void) { return kpo_nameless(1) + kpo_nameless(~0u); }
 
 static const struct kpo_refusal kpo_refusals[] = {
 	{ "region would leave the function", KPO_EDGE, kpo_call_edge, 7 },
@@ -730,11 +808,23 @@ static const struct kpo_refusal kpo_refusals[] = {
 	{ "indirect jump in the function", KPO_INDIRECT, kpo_call_indirect, 4 },
 	{ "exception-table entry in the region", KPO_EXTABLE, kpo_call_extable, 5 },
 	{ "exception fixup lands inside the region", KPO_FIXUP, kpo_call_fixup, 8 },
-	{ "jump label site in the region", KPO_JL, kpo_call_jl, 4 },
+	{ "jump label site in the region", KPO_JL, kpo_call_jl, 4,
+	  KPO_NEEDS(CONFIG_JUMP_LABEL) },
 	{ "call in the region", KPO_CALL, kpo_call_call, 4 },
-	{ "a static branch may jump into the region", KPO_JLT, kpo_call_jlt, 4 },
+	{ "a static branch may jump into the region", KPO_JLT, kpo_call_jlt, 4,
+	  KPO_NEEDS(CONFIG_JUMP_LABEL) },
 	{ "the .cold part jumps into the region", KPO_COLD, kpo_call_cold, 106 },
 	{ "region inside a .cold part", KPO_COLD_IN, kpo_call_cold, 106 },
+	/* x + 3 for x = 1; for x = ~0, 2 more from the second add again */
+	{ "a jump table through a retpoline thunk", KPO_RETPOLINE,
+	  kpo_call_retpoline, 8, KPO_NEEDS(CONFIG_MITIGATION_RETPOLINE) },
+	{ "a jump table through a call depth tracking thunk", KPO_JUMP_THUNK,
+	  kpo_call_jump_thunk, 8,
+	  KPO_NEEDS(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) },
+	{ "a jump table through an ITS thunk", KPO_ITS_THUNK,
+	  kpo_call_its_thunk, 8, KPO_NEEDS(CONFIG_MITIGATION_ITS) },
+	{ "a jump table through nameless code", KPO_NAMELESS,
+	  kpo_call_nameless, 8 },
 };
 
 KUNIT_ARRAY_PARAM_DESC(kpo_refusal, kpo_refusals, desc);
@@ -744,9 +834,8 @@ static void opt_region_refused(struct kunit *test)
 	const struct kpo_refusal *c = test->param_value;
 	struct kpo_probe p;
 
-	if ((c->point == KPO_JL || c->point == KPO_JLT) &&
-	    !IS_ENABLED(CONFIG_JUMP_LABEL))
-		kunit_skip(test, "CONFIG_JUMP_LABEL is off: no jump label sites");
+	if (c->missing)
+		kunit_skip(test, "%s: no such code in this kernel", c->missing);
 	KUNIT_ASSERT_EQ(test, c->call(), c->want);
 	kpo_probe_init(&p, c->point, false);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&p.kp), 0);

@@ -274,22 +274,6 @@ static int kpx_emit_detour(struct optimized_kprobe *op, u8 *img,
 	return region_at;
 }
 
-#ifdef CONFIG_MITIGATION_RETPOLINE
-/* A jump to a retpoline thunk is an indirect jump in disguise. */
-static bool kpx_is_thunk(unsigned long target)
-{
-	unsigned long start = (unsigned long)__x86_indirect_thunk_array;
-
-	return target >= start &&
-	       target < start + 16 * sizeof(retpoline_thunk_t);
-}
-#else
-static bool kpx_is_thunk(unsigned long target)
-{
-	return false;
-}
-#endif
-
 /* Where a direct branch at @pos goes, or 0 if @insn is none. */
 static unsigned long kpx_branch_target(struct insn *insn, unsigned long pos)
 {
@@ -338,6 +322,50 @@ struct kpx_scan {
 };
 
 static struct kpx_scan *kpx_scan_kept;
+
+/* Is @target inside one of the kernel's arrays of indirect-branch thunks? */
+static bool kpx_in_thunk_array(unsigned long target)
+{
+	unsigned long rp = sizeof(retpoline_thunk_t) * 16;
+
+	if (IS_ENABLED(CONFIG_MITIGATION_RETPOLINE) &&
+	    target - (unsigned long)__x86_indirect_thunk_array < rp)
+		return true;
+	if (IS_ENABLED(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) &&
+	    (target - (unsigned long)__x86_indirect_jump_thunk_array < rp ||
+	     target - (unsigned long)__x86_indirect_call_thunk_array < rp))
+		return true;
+	return IS_ENABLED(CONFIG_MITIGATION_ITS) &&
+	       target - (unsigned long)__x86_indirect_its_thunk_array <
+	       sizeof(its_thunk_t) * 16;
+}
+
+/*
+ * May a direct jump from @scan's function to @target be an indirect one,
+ * say through a jump table?  The compiler writes those as jumps to a
+ * retpoline thunk, and the boot code may point them at another flavour
+ * of thunk (call depth tracking, ITS), some of which it allocates and no
+ * symbol names.  So a jump out of the function counts as indirect unless
+ * it lands on the start of a symbol that is no thunk (a tail call), or
+ * inside a compiler-made cold part, which the scan covers itself.
+ */
+static bool kpx_jump_may_be_indirect(struct kpx_scan *scan,
+				     unsigned long target)
+{
+	char name[KSYM_NAME_LEN];
+	unsigned long size, offset;
+
+	if (target >= scan->start && target < scan->end)
+		return false;
+	if (kpx_in_thunk_array(target))
+		return true;
+	if (!kallsyms_lookup_size_offset(target, &size, &offset))
+		return true;
+	if (!offset)
+		return false;
+	return lookup_symbol_name(target - offset, name) ||
+	       !strstr(name, ".cold");
+}
 
 static void kpx_scan_free(struct kpx_scan *scan)
 {
@@ -391,8 +419,9 @@ static const char *kpx_scan_walk(struct kpx_scan *scan, unsigned long from,
 		if (kpx_indirect_jump(&insn))
 			return "an indirect jump in the function (a jump table?)";
 		dest = kpx_branch_target(&insn, pos);
-		if (dest && insn.opcode.bytes[0] != 0xe8 && kpx_is_thunk(dest))
-			return "a retpoline jump in the function (a jump table?)";
+		if (dest && insn.opcode.bytes[0] != CALL_INSN_OPCODE &&
+		    kpx_jump_may_be_indirect(scan, dest))
+			return "a jump out of the function that may be indirect (a jump table?)";
 		if (dest && !kpx_scan_lands(scan, dest))
 			return "no memory for the branch scan";
 		ex = search_exception_tables(pos);
