@@ -53,7 +53,7 @@ static void kprobe_show_one(struct seq_file *m, struct kprobe *p,
 		   kprobe_gone(p) ? "[GONE]" : "",
 		   (p->flags & KPROBE_FLAG_DISABLED) && !kprobe_gone(p) ?
 			"[DISABLED]" : "",
-		   kprobe_optimized(entry) ? "[OPTIMIZED]" : "",
+		   kprobe_opt_underway(entry) ? "[OPTIMIZED]" : "",
 		   kprobe_ftrace(entry) ? "[FTRACE]" : "");
 }
 

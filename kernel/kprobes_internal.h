@@ -110,6 +110,7 @@ void kprobe_opt_off(struct kprobe *entry);
 void kprobe_opt_release(struct kprobe *entry);
 void kprobe_opt_free_aggr(struct kprobe_aggr *aggr);
 void kprobe_opt_neighbours(kprobe_opcode_t *addr);
+bool kprobe_opt_underway(struct kprobe *entry);
 /* The sysctl's work, and what tests look at. */
 void kprobe_opt_set_enabled(bool on);
 enum kprobe_opt_state kprobe_opt_state_of(struct kprobe *p);
@@ -135,6 +136,11 @@ static inline void kprobe_opt_update(struct kprobe *entry) { }
 static inline void kprobe_opt_stop(struct kprobe *entry) { }
 static inline void kprobe_opt_off(struct kprobe *entry) { }
 static inline void kprobe_opt_release(struct kprobe *entry) { }
+static inline bool kprobe_opt_underway(struct kprobe *entry)
+{
+	return false;
+}
+
 static inline void kprobe_opt_free_aggr(struct kprobe_aggr *aggr)
 {
 	kfree(aggr);

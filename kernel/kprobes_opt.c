@@ -461,6 +461,51 @@ enum kprobe_opt_state kprobe_opt_state_of(struct kprobe *p)
 }
 EXPORT_SYMBOL_IF_KUNIT(kprobe_opt_state_of);
 
+/**
+ * kprobe_opt_underway() - is @entry's jump in place, or on its way?
+ * @entry: a table entry, kprobe_mutex held
+ *
+ * What the probe list marks [OPTIMIZED]: from the moment the probe is
+ * queued for the optimizer, as the list has always shown it.
+ *
+ * Return: true when the entry is QUEUED, WAITING or ACTIVE.
+ */
+bool kprobe_opt_underway(struct kprobe *entry)
+{
+	struct optimized_kprobe *op = kprobe_opt_of(entry);
+
+	lockdep_assert_held(&kprobe_mutex);
+	return op && op->state >= KPROBE_OPT_QUEUED;
+}
+
+/**
+ * optprobe_queued_unopt() - is @op waiting for its jump to be taken out?
+ * @op: an optimized probe
+ *
+ * Never here: a jump is taken out at once, under the caller's locks, by
+ * whatever no longer wants it.
+ *
+ * Return: false.
+ */
+bool optprobe_queued_unopt(struct optimized_kprobe *op)
+{
+	return false;
+}
+
+/**
+ * kprobe_disarmed() - has @p neither a breakpoint nor a jump in the text?
+ * @p: a table entry, kprobe_mutex held
+ *
+ * A disabled entry is disarmed when it is disabled, and its jump taken
+ * out first, so the flags tell.
+ *
+ * Return: true when nothing of @p is in the text.
+ */
+bool kprobe_disarmed(struct kprobe *p)
+{
+	return kprobe_disabled(p) && !kprobe_optimized(p);
+}
+
 static int kprobe_opt_sysctl(const struct ctl_table *table, int write,
 			     void *buffer, size_t *length, loff_t *ppos)
 {
