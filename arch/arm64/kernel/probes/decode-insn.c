@@ -73,6 +73,7 @@ static const struct probe_rule probe_rules[] = {
 	REJECT(0xff000000, 0xd4000000, ARM64_PROBE_EXCEPTION),	/* SVC, HVC, SMC, BRK, HLT, DCPS */
 	HELPER(0xfffff01f, 0xd503201f, RULE_HINT),		/* HINT space */
 	STEP(0xfffff01f, 0xd503301f),				/* CLREX, DSB, DMB, ISB, SB */
+	STEP(0xffffffc0, 0xd5031000),				/* WFET, WFIT */
 	REJECT(0xfff8f01f, 0xd500401f, ARM64_PROBE_SYSTEM),	/* MSR (immediate): PSTATE */
 	STEP(0xffd80000, 0xd5080000),				/* SYS, SYSL: DC, IC, TLBI, AT */
 	HELPER(0xffd00000, 0xd5100000, RULE_SYSREG),		/* MRS, MSR (register) */
@@ -88,7 +89,8 @@ static const struct probe_rule probe_rules[] = {
 	REJECT(0x3b200c00, 0x19000400, ARM64_PROBE_EXCLUSIVE),	/* CPY*, SET* (a triple) */
 	STEP(0x0a000000, 0x08000000),				/* every other load/store */
 
-	/* Data processing, register and SIMD/FP; SVE */
+	/* Data processing, register and SIMD/FP; SVE; SME */
+	STEP(0x9e000000, 0x80000000),
 	STEP(0x0e000000, 0x0a000000),
 	STEP(0x0e000000, 0x0e000000),
 	STEP(0x1e000000, 0x04000000),
