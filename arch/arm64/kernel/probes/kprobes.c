@@ -386,9 +386,12 @@ int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
 	/*
 	 * The fault entry gave this CPU the step's DAIF; the rest of the
 	 * fault handling (which may sleep for a user access) runs with the
-	 * probed context's, as it would have without the probe.
+	 * probed context's, as it would have without the probe.  Inherited
+	 * from @regs, now the probed context's: with pseudo-NMIs the
+	 * interrupt mask is in the GIC's priority mask, which DAIF alone
+	 * would set to "on".
 	 */
-	local_daif_restore(kcb->saved_daif);
+	local_daif_inherit(regs);
 	return 0;
 }
 NOKPROBE_SYMBOL(kprobe_fault_handler);
