@@ -107,8 +107,9 @@ int arch_prepare_kprobe(struct kprobe *p)
 		return prepare_slot(p);
 	case ARM64_PROBE_REJECTED:
 	default:
-		pr_info("%pS: %08x %s, not probed\n", p->addr, p->opcode,
-			arm64_probe_reason_str(v.reason));
+		/* A sweep over many functions meets many: keep the log short. */
+		pr_info_ratelimited("%pS: %08x %s, not probed\n", p->addr,
+				    p->opcode, arm64_probe_reason_str(v.reason));
 		return arm64_probe_reason_errno(v.reason);
 	}
 }
