@@ -553,15 +553,31 @@ static bool kprobe_is_ftrace_site(unsigned long a)
 #endif
 }
 
-/* An ftrace call site can only be probed through ftrace. */
+#ifndef arch_kprobe_ftrace_site_at
+/*
+ * Where ftrace's call is the function's first instruction (x86, after
+ * ENDBR), a probe rides the site it is on.
+ */
+static unsigned long arch_kprobe_ftrace_site_at(unsigned long addr)
+{
+	return kprobe_is_ftrace_site(addr) ? addr : 0;
+}
+#endif
+
+/*
+ * A probe that rides an ftrace call site fires through ftrace; a site
+ * that no probe can ride is ftrace's alone.
+ */
 static int kprobe_check_ftrace_site(struct kprobe *p)
 {
-	if (!kprobe_is_ftrace_site((unsigned long)p->addr))
+	unsigned long addr = (unsigned long)p->addr;
+
+	if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) &&
+	    arch_kprobe_ftrace_site_at(addr)) {
+		p->flags |= KPROBE_FLAG_FTRACE;
 		return 0;
-	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
-		return -EINVAL;
-	p->flags |= KPROBE_FLAG_FTRACE;
-	return 0;
+	}
+	return kprobe_is_ftrace_site(addr) ? -EINVAL : 0;
 }
 
 /* Compiler-made entry sequences for CFI and patchable padding. */
@@ -686,7 +702,7 @@ static int kprobe_check_location(struct kprobe *p, struct module **modp)
 	*modp = NULL;
 	ret = kprobe_check_ftrace_site(p);
 	if (ret) {
-		pr_info("%pS: an ftrace site, and no kprobes on ftrace\n",
+		pr_info("%pS: an ftrace site that no kprobe can ride\n",
 			p->addr);
 		return ret;
 	}

@@ -107,7 +107,7 @@ static void notrace kprobe_ftrace_redirect(unsigned long ip,
 	if (likely(!ftrace_find_rec_direct(ip))) {
 		arch_ftrace_set_direct_caller(fregs, tramp);
 	} else {
-		p = get_kprobe((kprobe_opcode_t *)ip);
+		p = get_kprobe(arch_kprobe_ftrace_addr(ip));
 		if (p)
 			kprobes_inc_nmissed_count(p);
 	}
@@ -190,7 +190,7 @@ static struct kprobe_ftrace_user *kprobe_ftrace_user_to_join(struct kprobe *p)
 int kprobe_ftrace_disarm(struct kprobe *p)
 {
 	struct kprobe_ftrace_user *user = kprobe_ftrace_user_of(p);
-	unsigned long ip = (unsigned long)p->addr;
+	unsigned long ip = arch_kprobe_ftrace_site(p);
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
@@ -240,7 +240,7 @@ static int kprobe_ftrace_gather(struct kprobe_ftrace_user *user,
 				     kprobe_ftrace_user_to_join(p)))
 			continue;
 		swap(entries[i], entries[n]);
-		ips[n++] = (unsigned long)p->addr;
+		ips[n++] = arch_kprobe_ftrace_site(p);
 	}
 	return n;
 }
@@ -288,7 +288,7 @@ static int kprobe_ftrace_arm_some(struct kprobe_ftrace_user *user,
  */
 int kprobe_ftrace_arm(struct kprobe *p)
 {
-	unsigned long ip = (unsigned long)p->addr;
+	unsigned long ip = arch_kprobe_ftrace_site(p);
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);

@@ -192,6 +192,11 @@ static inline void kretprobe_release(struct kprobe *p) { }
 
 /* kprobes_ftrace.c */
 
+#ifndef arch_kprobe_ftrace_site
+/* The ftrace site an entry rides: where it is, unless the arch says. */
+#define arch_kprobe_ftrace_site(p)	((unsigned long)(p)->addr)
+#endif
+
 #ifdef CONFIG_KPROBES_ON_FTRACE
 int kprobe_ftrace_arm(struct kprobe *p);
 int kprobe_ftrace_disarm(struct kprobe *p);

@@ -1866,6 +1866,21 @@ static struct kprobe *table_entry(void *addr)
 }
 
 /*
+ * Where the entry probe of @func sits: on its ftrace site (x86: the first
+ * byte, or after ENDBR), or, where a probe rides the site from the
+ * function's first instruction (arm64, with MOV X9, X30 before the BL),
+ * there.  NULL when @func has no site.
+ */
+static void *entry_probe_addr(void *func)
+{
+	unsigned long site = kprobe_ftrace_site_of_func((unsigned long)func);
+
+	if (!site)
+		return NULL;
+	return IS_ENABLED(CONFIG_KPROBES_ON_FTRACE_DIRECT) ? func : (void *)site;
+}
+
+/*
  * A probe on a function that probe hits call themselves under the debug
  * config: ftrace's direct-call lookup checks rcu_read_lock_sched_held().
  * The hit from inside must be left alone, not followed without end (the
@@ -1931,9 +1946,8 @@ static void ftrace_only_entry_follows_table(struct kunit *test)
 	struct site_probe *b = site_probe_at(test, FTRACE_SITE_1, false);
 	struct site_probe *c = site_probe_at(test, FTRACE_SITE_2, false);
 	struct site_probe *d = site_probe_at(test, FTRACE_SITE_2, true);
-	/* The entries sit on the sites: after ENDBR, with IBT; on arm64 after MOV X9, X30. */
-	void *site1 = (void *)kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_1);
-	void *site2 = (void *)kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_2);
+	void *site1 = entry_probe_addr(FTRACE_SITE_1);
+	void *site2 = entry_probe_addr(FTRACE_SITE_2);
 
 	KUNIT_ASSERT_NOT_NULL(test, site1);
 	KUNIT_ASSERT_NOT_NULL(test, site2);
@@ -2138,16 +2152,16 @@ static void ftrace_join_refused_leaves_no_post_handler(struct kunit *test)
 }
 
 /*
- * A function's entry, asked for by name or by its first address, is its
- * ftrace site wherever the architecture puts it (x86: the first byte, or
- * after ENDBR; arm64: the BL after MOV X9, X30), and fires through ftrace.
+ * A function's entry, asked for by name or by its first address, fires
+ * through its ftrace site, wherever the architecture puts the probe
+ * (entry_probe_addr()).
  */
 static void ftrace_entry_is_the_site(struct kunit *test)
 {
 	struct site_probe *a = site_probe_at(test, NULL, true);
 	struct site_probe *b = site_probe_at(test, FTRACE_SITE_2, false);
-	unsigned long site1 = kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_1);
-	unsigned long site2 = kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_2);
+	unsigned long site1 = (unsigned long)entry_probe_addr(FTRACE_SITE_1);
+	unsigned long site2 = (unsigned long)entry_probe_addr(FTRACE_SITE_2);
 
 	KUNIT_ASSERT_NE(test, site1, 0);
 	KUNIT_ASSERT_NE(test, site2, 0);

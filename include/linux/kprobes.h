@@ -466,6 +466,8 @@ void arch_kprobe_ftrace_caller(void);
  * the trampoline's hit cannot take from an ftrace_ops.
  */
 extern struct kprobe *kprobe_ftrace_direct_only __read_mostly;
+/* The probe address that rides the ftrace site @site. */
+kprobe_opcode_t *arch_kprobe_ftrace_addr(unsigned long site);
 #else
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
@@ -477,7 +479,8 @@ extern bool kprobe_ftrace_disabled __read_mostly;
 
 /**
  * kprobe_ftrace_hit_probe() - the probe whose handlers an ftrace-site hit runs
- * @ip: the ftrace site
+ * @ip: the address of the probe that rides the ftrace site hit: the site
+ *	itself, unless the architecture puts probes before it
  * @parent_ip: the probed function's return address, for ftrace's records
  * @hint: a probe that is likely the one at @ip, or NULL
  *

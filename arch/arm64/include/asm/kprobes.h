@@ -49,6 +49,16 @@ struct kprobe_ctlblk {
 	struct arm64_kprobe_outer outer;
 };
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/*
+ * A probe on a function's start rides the ftrace site that follows it
+ * (kprobes_ftrace.c); the probe keeps the address it was given.
+ */
+unsigned long arch_kprobe_ftrace_site_at(unsigned long addr);
+#define arch_kprobe_ftrace_site_at arch_kprobe_ftrace_site_at
+#define arch_kprobe_ftrace_site(p)	((p)->ainsn.ftrace_site)
+#endif
+
 void arch_remove_kprobe(struct kprobe *p);
 int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr);
 void __kretprobe_trampoline(void);

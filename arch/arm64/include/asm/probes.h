@@ -42,10 +42,13 @@ typedef u32 kprobe_opcode_t;
  * @api: the decoded instruction and how to run it
  * @in_handler: a stepped instruction that the BRK handler runs itself on
  *	the saved registers; its slot then ends in RET, not in a BRK
+ * @ftrace_site: for a probe on a function's first instruction that fires
+ *	through the function's ftrace site: that site, a word or two further
  */
 struct arch_specific_insn {
 	struct arch_probe_insn api;
 	bool in_handler;
+	unsigned long ftrace_site;
 };
 #endif
 

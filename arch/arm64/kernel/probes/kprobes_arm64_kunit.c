@@ -928,7 +928,7 @@ static void kpa_ft_post(struct kprobe *p, struct pt_regs *regs,
 	ft.post_flags = flags;
 }
 
-/* The site in kpa_ft_target(): where "kpa_ft_target+0" must land. */
+/* The site in kpa_ft_target(), which a probe on its start rides. */
 static unsigned long kpa_ft_site(struct kunit *test)
 {
 	unsigned long func = (unsigned long)kpa_ft_target;
@@ -965,19 +965,21 @@ static void kpa_ft_expect_no_brk(struct kunit *test, unsigned long site)
 }
 
 /*
- * "kpa_ft_target" by name lands on its ftrace site, counts as the entry,
- * is armed through ftrace (the site is a BL, no BRK anywhere before it),
- * and the pre_handler sees the arguments, the return address and the pc
- * of a BRK at the site.
+ * "kpa_ft_target" by name keeps the function's start as its address (as
+ * BPF's bpf_get_func_ip(), perf and the list show it), counts as the
+ * entry, is armed through ftrace (the site is a BL, no BRK anywhere
+ * before it), and the pre_handler sees the arguments, the return address
+ * and the pc of a BRK on the function's first instruction.
  */
 static void ftrace_entry_no_brk(struct kunit *test)
 {
 	unsigned long site = kpa_ft_site(test);
+	unsigned long func = (unsigned long)kpa_ft_target;
 	char name[KSYM_SYMBOL_LEN];
 	u64 got;
 
 	kpa_ft_register(test, KPA_FT_WATCH, false);
-	KUNIT_EXPECT_EQ(test, (unsigned long)ft.kp.addr, site);
+	KUNIT_EXPECT_EQ(test, (unsigned long)ft.kp.addr, func);
 	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&ft.kp));
 	KUNIT_EXPECT_TRUE(test, ft.kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
 	KUNIT_EXPECT_TRUE(test, aarch64_insn_is_bl(le32_to_cpu(*(__le32 *)site)));
@@ -987,7 +989,7 @@ static void ftrace_entry_no_brk(struct kunit *test)
 	unregister_kprobe(&ft.kp);
 	KUNIT_EXPECT_EQ(test, got, KPA_FT_SUM);
 	KUNIT_EXPECT_EQ(test, ft.pre, 1);
-	KUNIT_EXPECT_EQ(test, ft.pre_regs.pc, site);
+	KUNIT_EXPECT_EQ(test, ft.pre_regs.pc, func);
 	KUNIT_EXPECT_EQ(test, ft.pre_regs.regs[0], 1);
 	KUNIT_EXPECT_EQ(test, ft.pre_regs.regs[3], 4);
 	KUNIT_EXPECT_EQ(test, ft.pre_regs.regs[7], 8);
@@ -1118,7 +1120,8 @@ static void ftrace_kretprobe(struct kunit *test)
 		kunit_skip(test, "CONFIG_KRETPROBES is off");
 	memset(&ftr, 0, sizeof(ftr));
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
-	KUNIT_EXPECT_EQ(test, (unsigned long)rp.kp.addr, site);
+	KUNIT_EXPECT_EQ(test, (unsigned long)rp.kp.addr,
+			(unsigned long)kpa_ft_target);
 	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&rp.kp));
 	kpa_ft_expect_no_brk(test, site);
 	got = kpa_ft_call();

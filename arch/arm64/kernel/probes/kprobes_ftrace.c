@@ -8,13 +8,14 @@
  *	MOV	X9, X30		(a NOP until ftrace initializes the site)
  *	BL	<ftrace>	(a NOP while nothing traces the function)
  *
- * and the BL is the ftrace site.  A probe there (the core finds it with
- * ftrace_location(), and arch_adjust_kprobe_addr() moves "the function's
- * entry" onto it) sends the site, through ftrace's path to direct-call
- * trampolines, to arch_kprobe_ftrace_caller (kprobes_trampoline.S),
- * kernel/kprobes_ftrace.c choosing the sites.  That trampoline
- * saves every general register into a pt_regs, calls
- * arm64_kprobe_ftrace_hit() and resumes at the pc the handlers leave.
+ * and the BL is the ftrace site.  A probe on the function's first
+ * instruction rides that site (arch_kprobe_ftrace_site_at()) and keeps
+ * the address it was given, so that BPF's bpf_get_func_ip(), perf and
+ * the probe list see the function's start, as with a BRK there.  The
+ * core arms the site: ftrace's path to direct-call trampolines sends it
+ * to arch_kprobe_ftrace_caller (kprobes_trampoline.S), which saves every
+ * general register into a pt_regs, calls arm64_kprobe_ftrace_hit() and
+ * resumes at the pc the handlers leave.
  *
  * What a handler sees and may change is listed in
  * Documentation/trace/kprobes.rst ("arm64: probes on ftrace sites").
@@ -30,31 +31,62 @@
 void arm64_kprobe_ftrace_hit(struct pt_regs *regs);
 
 /*
- * Run @p's handlers as a BRK at the site would, the site's instruction
- * (the BL, or a NOP to the function) being the one "stepped".
+ * The probe address whose site is at @site: the function's start, one
+ * word before, or two when the function starts with BTI C.  With call
+ * ops (which direct calls need) the word two before a function without
+ * BTI is the high half of its ops pointer, never a BTI.
  */
-static nokprobe_inline void site_hit(struct kprobe *p, unsigned long ip,
-				     struct pt_regs *regs)
+static nokprobe_inline unsigned long
+arm64_kprobe_ftrace_addr(unsigned long site)
+{
+	u32 insn = le32_to_cpu(*(__le32 *)(site - 2 * AARCH64_INSN_SIZE));
+
+	if (aarch64_insn_is_bti(insn))
+		return site - 2 * AARCH64_INSN_SIZE;
+	return site - AARCH64_INSN_SIZE;
+}
+
+/**
+ * arch_kprobe_ftrace_addr() - the probe address that rides an ftrace site
+ * @site: a site that reached the probe trampoline, or ftrace's ops
+ *
+ * Return: the start of the function @site belongs to.
+ */
+kprobe_opcode_t *arch_kprobe_ftrace_addr(unsigned long site)
+{
+	return (kprobe_opcode_t *)arm64_kprobe_ftrace_addr(site);
+}
+NOKPROBE_SYMBOL(arch_kprobe_ftrace_addr);
+
+/*
+ * Run @p's handlers as a BRK on the function's first instruction would:
+ * the pre_handler sees the pc at the probe; the site's instruction (the
+ * BL, or a NOP to the function) is the one "stepped", after which the
+ * function goes on.
+ */
+static nokprobe_inline void kpf_site_hit(struct kprobe *p, unsigned long site,
+					 struct pt_regs *regs)
 {
 	kprobe_post_handler_t post;
 
 	__this_cpu_write(current_kprobe, p);
 	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 
+	instruction_pointer_set(regs, (unsigned long)p->addr);
 	if (p->pre_handler && p->pre_handler(p, regs)) {
 		/* the trampoline resumes at the pc the handler chose */
 		reset_current_kprobe();
 		return;
 	}
 
-	instruction_pointer_set(regs, ip + AARCH64_INSN_SIZE);
+	instruction_pointer_set(regs, site + AARCH64_INSN_SIZE);
 	/* Once: the core may change an aggregate's while we are in its hit. */
 	post = READ_ONCE(p->post_handler);
 	if (unlikely(post)) {
 		__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_SSDONE);
 		post(p, regs, 0);
 		/* a post_handler does not move the pc (as after a step) */
-		instruction_pointer_set(regs, ip + AARCH64_INSN_SIZE);
+		instruction_pointer_set(regs, site + AARCH64_INSN_SIZE);
 	}
 	reset_current_kprobe();
 }
@@ -72,70 +104,68 @@ static nokprobe_inline void site_hit(struct kprobe *p, unsigned long ip,
  */
 void notrace arm64_kprobe_ftrace_hit(struct pt_regs *regs)
 {
-	unsigned long ip = instruction_pointer(regs);
+	unsigned long site = instruction_pointer(regs);
 	struct kprobe *p;
 
 	preempt_disable_notrace();
 	/* x9 holds the caller's return address (the site's MOV X9, X30) */
-	p = kprobe_ftrace_hit_probe(ip, regs->regs[9],
+	p = kprobe_ftrace_hit_probe(arm64_kprobe_ftrace_addr(site),
+				    regs->regs[9],
 				    READ_ONCE(kprobe_ftrace_direct_only));
 	if (p)
-		site_hit(p, ip, regs);
+		kpf_site_hit(p, site, regs);
 	else	/* the site is a NOP to the function */
-		instruction_pointer_set(regs, ip + AARCH64_INSN_SIZE);
+		instruction_pointer_set(regs, site + AARCH64_INSN_SIZE);
 	preempt_enable_notrace();
 }
 NOKPROBE_SYMBOL(arm64_kprobe_ftrace_hit);
 
 /**
- * arch_prepare_kprobe_ftrace() - a probe on an ftrace site
- * @p: the probe, @p->addr the site
+ * arch_kprobe_ftrace_site_at() - the ftrace site a probe at @addr rides
+ * @addr: a probe address
  *
- * Nothing runs out of line and nothing is simulated.
+ * A function that ftrace can trace starts with (BTI C,) MOV X9, X30 and
+ * the BL that is its site.  A probe on its first instruction fires
+ * through that site.  One on the MOV, or on the site itself, does not:
+ * the former is a BRK, the latter is refused, as without kprobes on
+ * ftrace.
  *
- * Return: 0.
+ * Return: the site, or 0 when @addr is not the start of a function that
+ * has one.
  */
-int arch_prepare_kprobe_ftrace(struct kprobe *p)
+unsigned long arch_kprobe_ftrace_site_at(unsigned long addr)
 {
-	p->opcode = le32_to_cpu((__force __le32)*p->addr);
-	p->ainsn.api.insn = NULL;
-	p->ainsn.api.handler = NULL;
-	return 0;
+	unsigned long size, offset, site;
+
+	/* The size and offset come from the batch's kept symbol. */
+	if (!kprobe_symbol_size_offset(addr, &size, &offset) || offset || !size)
+		return 0;
+	site = ftrace_location_range(addr, addr +
+				     min_t(unsigned long, size,
+					   3 * AARCH64_INSN_SIZE) - 1);
+	if (site <= addr || site - addr > 2 * AARCH64_INSN_SIZE)
+		return 0;
+	return site;
 }
 
 /**
- * arch_adjust_kprobe_addr() - where a probe asked for at @addr + @offset goes
- * @addr: start of the function
- * @offset: offset into it
- * @on_func_entry: set when the result counts as the function's entry
+ * arch_prepare_kprobe_ftrace() - a probe that rides an ftrace site
+ * @p: the probe, on a function's first instruction
  *
- * The function's entry, as x86 has it, is its ftrace site: the offsets
- * of the instructions up to the site (a BTI, the MOV X9, X30 before the
- * BL) all mean the entry and land on the site, so that "p:ev func" rides ftrace.  A
- * function without a site keeps its first instruction.
+ * Nothing runs out of line and nothing is simulated while the site is
+ * the probe's.  Should the probe become a BRK on its instruction, the
+ * core prepares that then, with arch_prepare_kprobe().
  *
- * Return: the address to probe.
+ * Return: 0, or -EINVAL when @p->addr rides no site.
  */
-kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
-					 unsigned long offset,
-					 bool *on_func_entry)
+int arch_prepare_kprobe_ftrace(struct kprobe *p)
 {
-	unsigned long size, site = 0;
-
-	/*
-	 * BTI C, MOV X9, X30: at most two instructions before the BL.  The
-	 * search stays inside the function (and, unlike ftrace_location(),
-	 * takes the size from the batch's kept symbol).
-	 */
-	if (kprobe_symbol_size_offset(addr, &size, NULL) && size)
-		site = ftrace_location_range(addr, addr +
-				min_t(unsigned long, size,
-				      3 * AARCH64_INSN_SIZE) - 1);
-	if (site >= addr && site - addr <= 2 * AARCH64_INSN_SIZE &&
-	    offset <= site - addr && IS_ALIGNED(offset, AARCH64_INSN_SIZE)) {
-		*on_func_entry = true;
-		return (kprobe_opcode_t *)site;
-	}
-	*on_func_entry = !offset;
-	return (kprobe_opcode_t *)(addr + offset);
+	p->ainsn.ftrace_site = arch_kprobe_ftrace_site_at((unsigned long)p->addr);
+	if (!p->ainsn.ftrace_site)
+		return -EINVAL;
+	p->opcode = le32_to_cpu((__force __le32)*p->addr);
+	p->ainsn.api.insn = NULL;
+	p->ainsn.api.handler = NULL;
+	p->ainsn.in_handler = false;
+	return 0;
 }
