@@ -745,6 +745,8 @@ static struct kprobe_aggr *kprobe_aggr_alloc(struct kprobe *orig)
 				    KPROBE_FLAG_ON_FUNC_ENTRY |
 				    KPROBE_FLAG_FTRACE_ARMED |
 				    KPROBE_FLAG_FTRACE_IPMODIFY |
+				    KPROBE_FLAG_FTRACE_TRAP |
+				    KPROBE_FLAG_FTRACE_TRAP_READY |
 				    KPROBE_FLAG_ARM_PENDING);
 	agg->opcode = orig->opcode;
 	agg->ainsn = orig->ainsn;
@@ -762,7 +764,7 @@ static void kprobe_aggr_install(struct kprobe_aggr *aggr, struct kprobe *orig)
 	struct kprobe *agg = &aggr->kp;
 
 	orig->flags &= ~(KPROBE_FLAG_FTRACE_ARMED | KPROBE_FLAG_FTRACE_IPMODIFY |
-			 KPROBE_FLAG_ARM_PENDING);
+			 KPROBE_FLAG_FTRACE_TRAP | KPROBE_FLAG_ARM_PENDING);
 	list_add_rcu(&orig->list, &agg->list);
 	hlist_replace_rcu(&orig->hlist, &agg->hlist);
 	if (agg->flags & KPROBE_FLAG_FTRACE_ARMED)

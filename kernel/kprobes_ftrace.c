@@ -18,9 +18,9 @@
  * direct-call trampoline (CONFIG_KPROBES_ON_FTRACE_DIRECT).  That
  * trampoline saves every register into a pt_regs and honours the
  * handlers' changes to it, the pc included.  A site has one direct
- * trampoline at most: a probe is refused (-EBUSY) on a function that has
- * one (say, a BPF trampoline), and a BPF trampoline attached after the
- * probe takes the site over, the probe counting misses.
+ * trampoline at most.  Where another's has it (say, a BPF trampoline),
+ * or ftrace's calls are switched off, the probe becomes a breakpoint on
+ * its own instruction instead ("Traps" below).
  *
  * A site thus only changes an ops' filter.  The ops are static, never
  * freed, so leaving one waits for no RCU-tasks grace period.
@@ -31,8 +31,10 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/ftrace.h>
+#include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
 #include "kprobes_internal.h"
@@ -75,6 +77,8 @@ struct kprobe_ftrace_user {
 };
 
 #ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
+static struct irq_work kprobe_ftrace_trap_kick;
+
 /*
  * Send the site on to the probe trampoline, unless a direct trampoline of
  * someone else's owns it: ftrace has room for one.
@@ -107,9 +111,12 @@ static void notrace kprobe_ftrace_redirect(unsigned long ip,
 	if (likely(!ftrace_find_rec_direct(ip))) {
 		arch_ftrace_set_direct_caller(fregs, tramp);
 	} else {
+		/* Another's trampoline took the site: the probe must move. */
 		p = get_kprobe(arch_kprobe_ftrace_addr(ip));
-		if (p)
+		if (p && !(READ_ONCE(p->flags) & KPROBE_FLAG_FTRACE_TRAP)) {
 			kprobes_inc_nmissed_count(p);
+			irq_work_queue(&kprobe_ftrace_trap_kick);
+		}
 	}
 	if (IS_ENABLED(CONFIG_PROVE_RCU))
 		ftrace_test_recursion_unlock(bit);
@@ -187,15 +194,13 @@ static struct kprobe_ftrace_user *kprobe_ftrace_user_to_join(struct kprobe *p)
 				      !IS_ENABLED(CONFIG_KPROBES_ON_FTRACE_DIRECT));
 }
 
-int kprobe_ftrace_disarm(struct kprobe *p)
+/* Take the armed entry @p out of its ops' filter. */
+static int kprobe_ftrace_leave(struct kprobe *p)
 {
 	struct kprobe_ftrace_user *user = kprobe_ftrace_user_of(p);
 	unsigned long ip = arch_kprobe_ftrace_site(p);
 	int ret;
 
-	lockdep_assert_held(&kprobe_mutex);
-	if (!(p->flags & KPROBE_FLAG_FTRACE_ARMED))
-		return 0;
 	/*
 	 * Before anything can fail: the caller may go on to take @p out of
 	 * the table whatever the outcome.
@@ -219,6 +224,197 @@ int kprobe_ftrace_disarm(struct kprobe *p)
 	if (ret)
 		pr_debug("%pS: ftrace filter removal: %d\n", p->addr, ret);
 	return 0;
+}
+
+#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
+/*
+ * Traps.  ftrace goes on to one direct trampoline per site at most.  When
+ * another's (a BPF trampoline, a livepatch-free ftrace direct caller) has
+ * the site of a probe, or ftrace's calls are switched off
+ * (kernel.ftrace_enabled), the probe is armed as a breakpoint on its own
+ * instruction instead: the function's first, which ftrace never patches
+ * after boot.  It fires there, with every register, as on a kernel with
+ * no kprobes on ftrace, and stays a breakpoint until it is disarmed.
+ *
+ * A probe armed on its site first finds out from the ops callback, which
+ * sees the other trampoline on the site: that hit is counted missed, and
+ * a work item moves every such probe to a breakpoint, the breakpoint
+ * going in before the site leaves the ops, so that after it no hit is
+ * lost.
+ */
+
+/* ftrace's calls are off, or may go off: every arm is a breakpoint. */
+static bool kprobe_ftrace_traps_only;
+
+static bool kprobe_ftrace_must_trap(unsigned long site)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (kprobe_ftrace_traps_only || !READ_ONCE(ftrace_enabled))
+		return true;
+	/* The direct-call table is read with preemption off. */
+	guard(preempt)();
+	return ftrace_find_rec_direct(site);
+}
+
+/* Arm @p as a breakpoint on its instruction, prepared the first time. */
+static int kprobe_ftrace_trap(struct kprobe *p)
+{
+	int ret;
+
+	if (!(p->flags & KPROBE_FLAG_FTRACE_TRAP_READY)) {
+		scoped_guard(kprobe_text)
+			ret = arch_prepare_kprobe(p);
+		if (ret)
+			return ret;
+		p->flags |= KPROBE_FLAG_FTRACE_TRAP_READY;
+	}
+	scoped_guard(kprobe_text)
+		arch_arm_kprobe(p);
+	p->flags |= KPROBE_FLAG_FTRACE_TRAP;
+	return 0;
+}
+
+static void kprobe_ftrace_untrap(struct kprobe *p)
+{
+	scoped_guard(kprobe_text)
+		arch_disarm_kprobe(p);
+	p->flags &= ~KPROBE_FLAG_FTRACE_TRAP;
+}
+
+/* @entry, armed on its site, becomes a breakpoint. */
+static void kprobe_ftrace_move_to_trap(struct kprobe *entry)
+{
+	int ret = kprobe_ftrace_trap(entry);
+
+	if (ret) {
+		pr_warn("%pS: cannot become a breakpoint (%d); its site is not ours\n",
+			entry->addr, ret);
+		return;
+	}
+	if (kprobe_ftrace_leave(entry))
+		pr_warn("%pS: a breakpoint now, but still in ftrace's filter\n",
+			entry->addr);
+}
+
+/* Move the site-armed entries to breakpoints: all, or those that lost their site. */
+static void kprobe_ftrace_retrap(bool all)
+{
+	struct hlist_head *head;
+	struct kprobe *entry;
+	unsigned int i;
+
+	lockdep_assert_held(&kprobe_mutex);
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		head = kprobe_list_bucket(i);
+		hlist_for_each_entry(entry, head, hlist) {
+			if (!(entry->flags & KPROBE_FLAG_FTRACE_ARMED))
+				continue;
+			if (all || kprobe_ftrace_must_trap(arch_kprobe_ftrace_site(entry)))
+				kprobe_ftrace_move_to_trap(entry);
+		}
+	}
+}
+
+static void kprobe_ftrace_trap_work_fn(struct work_struct *work)
+{
+	guard(mutex)(&kprobe_mutex);
+	kprobe_ftrace_retrap(false);
+}
+
+static DECLARE_WORK(kprobe_ftrace_trap_work, kprobe_ftrace_trap_work_fn);
+
+/* From the ops callback, which may run in any context. */
+static void kprobe_ftrace_trap_kick_fn(struct irq_work *work)
+{
+	schedule_work(&kprobe_ftrace_trap_work);
+}
+
+static struct irq_work kprobe_ftrace_trap_kick =
+	IRQ_WORK_INIT(kprobe_ftrace_trap_kick_fn);
+
+/**
+ * kprobe_ftrace_calls_may_stop() - kernel.ftrace_enabled is being written
+ *
+ * Called by the sysctl before it takes ftrace_lock.  Every probe armed on
+ * its site becomes a breakpoint, and so does every probe armed from now
+ * on, until kprobe_ftrace_calls_settled() finds ftrace's calls on: the
+ * write may switch them off, and the base's probes keep firing then.
+ */
+void kprobe_ftrace_calls_may_stop(void)
+{
+	guard(mutex)(&kprobe_mutex);
+	kprobe_ftrace_traps_only = true;
+	kprobe_ftrace_retrap(true);
+}
+
+/**
+ * kprobe_ftrace_calls_settled() - the write to kernel.ftrace_enabled is done
+ * @enabled: ftrace's calls are on
+ *
+ * Probes armed from now on ride their sites again if @enabled; those
+ * already breakpoints stay so until they are disarmed.
+ */
+void kprobe_ftrace_calls_settled(bool enabled)
+{
+	guard(mutex)(&kprobe_mutex);
+	kprobe_ftrace_traps_only = !enabled;
+}
+
+/**
+ * kprobe_ftrace_trapped() - is @p armed as a breakpoint, not on its site?
+ * @p: a registered probe
+ *
+ * For the KUnit suites.
+ *
+ * Context: takes kprobe_mutex; may sleep.
+ * Return: true when @p's table entry is a breakpoint instead.
+ */
+bool kprobe_ftrace_trapped(struct kprobe *p)
+{
+	struct kprobe *entry;
+
+	guard(mutex)(&kprobe_mutex);
+	entry = get_kprobe(p->addr);
+	return entry && (entry->flags & KPROBE_FLAG_FTRACE_TRAP);
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_ftrace_trapped);
+
+/**
+ * kprobe_ftrace_trap_flush() - wait until lost sites have become breakpoints
+ *
+ * For the KUnit suites: the move that the ops callback asked for is done
+ * when it returns.
+ */
+void kprobe_ftrace_trap_flush(void)
+{
+	irq_work_sync(&kprobe_ftrace_trap_kick);
+	flush_work(&kprobe_ftrace_trap_work);
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_ftrace_trap_flush);
+#else
+static bool kprobe_ftrace_must_trap(unsigned long site)
+{
+	return false;
+}
+
+static int kprobe_ftrace_trap(struct kprobe *p)
+{
+	return -EOPNOTSUPP;
+}
+
+static void kprobe_ftrace_untrap(struct kprobe *p) { }
+#endif /* CONFIG_KPROBES_ON_FTRACE_DIRECT */
+
+int kprobe_ftrace_disarm(struct kprobe *p)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (p->flags & KPROBE_FLAG_FTRACE_TRAP) {
+		kprobe_ftrace_untrap(p);
+		return 0;
+	}
+	if (!(p->flags & KPROBE_FLAG_FTRACE_ARMED))
+		return 0;
+	return kprobe_ftrace_leave(p);
 }
 
 /*
@@ -253,14 +449,6 @@ static int kprobe_ftrace_arm_some(struct kprobe_ftrace_user *user,
 	bool ipmodify = user->ops.flags & FTRACE_OPS_FL_IPMODIFY;
 	int i, ret;
 
-	for (i = 0; i < num; i++) {
-		if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE_DIRECT) &&
-		    ftrace_find_rec_direct(ips[i])) {
-			pr_debug("%pS: another direct trampoline owns the site\n",
-				 (void *)ips[i]);
-			return -EBUSY;
-		}
-	}
 	kprobe_ftrace_set_only(user, user->nr_armed || num > 1 ?
 				     NULL : entries[0]);
 	ret = ftrace_set_filter_ips(&user->ops, ips, num, 0, 0);
@@ -292,10 +480,12 @@ int kprobe_ftrace_arm(struct kprobe *p)
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
-	if (p->flags & KPROBE_FLAG_FTRACE_ARMED)
+	if (p->flags & (KPROBE_FLAG_FTRACE_ARMED | KPROBE_FLAG_FTRACE_TRAP))
 		return 0;
 	if (unlikely(kprobe_ftrace_disabled))
 		return -ENODEV;
+	if (kprobe_ftrace_must_trap(ip))
+		return kprobe_ftrace_trap(p);
 	ret = kprobe_ftrace_arm_some(kprobe_ftrace_user_to_join(p), &p, 1, &ip);
 	if (ret)
 		pr_debug("%pS: ftrace refused the site (%d)\n", p->addr, ret);
@@ -317,11 +507,20 @@ int kprobe_ftrace_arm_batch(struct kprobe **entries, int num)
 {
 	struct kprobe_ftrace_user *user;
 	unsigned long *ips;
-	int u, i, n, ret = 0, err;
+	int u, i, n, left, ret = 0, err;
 
 	lockdep_assert_held(&kprobe_mutex);
 	if (unlikely(kprobe_ftrace_disabled))
 		return -ENODEV;
+	/* Those whose site is not theirs to take go last, one by one. */
+	for (i = 0, n = num; i < n;) {
+		if (kprobe_ftrace_must_trap(arch_kprobe_ftrace_site(entries[i])))
+			swap(entries[i], entries[--n]);
+		else
+			i++;
+	}
+	left = num - n;
+	num = n;
 	ips = kmalloc_array(num, sizeof(*ips), GFP_KERNEL);
 	for (u = 0; ips && u < ARRAY_SIZE(kprobe_ftrace_users); u++) {
 		user = kprobe_ftrace_users[u];
@@ -333,7 +532,7 @@ int kprobe_ftrace_arm_batch(struct kprobe **entries, int num)
 	}
 	kfree(ips);
 	/* What is left, one by one: each gets its own verdict. */
-	for (i = 0; i < num; i++) {
+	for (i = 0; i < num + left; i++) {
 		err = kprobe_ftrace_arm(entries[i]);
 		if (err && !ret)
 			ret = err;

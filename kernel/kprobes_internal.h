@@ -32,6 +32,13 @@ extern struct mutex kprobe_mutex;
  */
 #define KPROBE_FLAG_ARM_PENDING		BIT(29)
 #define KPROBE_FLAG_RETIRING		BIT(28)
+/*
+ * An entry that rides an ftrace site is armed as a breakpoint on its own
+ * instruction instead (kprobes_ftrace.c, "Traps"); that breakpoint has
+ * been prepared.
+ */
+#define KPROBE_FLAG_FTRACE_TRAP		BIT(27)
+#define KPROBE_FLAG_FTRACE_TRAP_READY	BIT(26)
 
 /* Patching kernel text: CPU hotplug held off, then text_mutex. */
 static inline void kprobe_text_lock(void)
@@ -207,6 +214,10 @@ void kprobe_ftrace_disarm_batch(struct kprobe **entries, int num);
 /* Exported for the KUnit suites only. */
 struct kprobe *kprobe_ftrace_only(bool ipmodify);
 unsigned long kprobe_ftrace_site_of_func(unsigned long func);
+#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
+bool kprobe_ftrace_trapped(struct kprobe *p);
+void kprobe_ftrace_trap_flush(void);
+#endif
 #endif
 #else
 static inline int kprobe_ftrace_arm(struct kprobe *p)

@@ -1134,15 +1134,23 @@ static void ftrace_kretprobe(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
 }
 
+/* Calls through kpa_other_direct, which counts them. */
+static u64 kpa_other_calls __used;
+
 /*
- * A direct-call trampoline of someone else's that does nothing: entered
+ * A direct-call trampoline of someone else's that only counts: entered
  * with x9 the function's return address and x30 the instruction after
- * the site, it goes back there with x30 restored.
+ * the site, it goes back there with x30 restored.  x10-x12 are free at a
+ * function's entry, as ftrace's own trampolines take them.
  */
 asm(".pushsection .text, \"ax\"\n"
 	".type kpa_other_direct, %function\n"
 	"kpa_other_direct:\n\t"
 	"hint #34\n\t"		/* BTI C */
+	"adrp x11, kpa_other_calls\n\t"
+	"ldr x12, [x11, :lo12:kpa_other_calls]\n\t"
+	"add x12, x12, #1\n\t"
+	"str x12, [x11, :lo12:kpa_other_calls]\n\t"
 	"mov x10, x30\n\t"
 	"mov x30, x9\n\t"
 	"ret x10\n"
@@ -1182,13 +1190,21 @@ static void kpa_other_leave(struct kunit *test)
 			0);
 }
 
+/* The probe's own instruction holds a BRK (a trap), or what it held. */
+static bool kpa_ft_first_is_brk(void)
+{
+	return aarch64_insn_is_brk(le32_to_cpu(*(__le32 *)kpa_ft_target));
+}
+
 /*
- * ftrace goes on to one direct trampoline at most.  A probe is refused
- * on a site that has another's, alone or in a batch; one that was there
- * first yields the site to a later one and counts its hits as missed
- * meanwhile.
+ * ftrace goes on to one direct trampoline at most.  A probe on a site
+ * that another's has, alone or in a batch, becomes a breakpoint on its
+ * own instruction; one that was there first moves to one when the other
+ * arrives (the hit that finds out is counted missed).  Both fire, the
+ * other trampoline and the probe, in either order, and the breakpoint
+ * goes when the probe does.
  */
-static void ftrace_direct_owner(struct kunit *test)
+static void ftrace_direct_shared(struct kunit *test)
 {
 	struct kprobe other = {
 		.symbol_name = "kpa_ft_other",
@@ -1200,35 +1216,57 @@ static void ftrace_direct_owner(struct kunit *test)
 	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS))
 		kunit_skip(test, "no ftrace direct calls");
 
+	/* The probe first: it moves to a breakpoint once it finds out. */
+	WRITE_ONCE(kpa_other_calls, 0);
 	kpa_ft_register(test, KPA_FT_WATCH, false);
 	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
 	KUNIT_EXPECT_EQ(test, ft.pre, 1);
 	KUNIT_ASSERT_EQ(test, kpa_other_take(site), 0);
 	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
-	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
-	KUNIT_EXPECT_EQ(test, ft.pre, 1);
-	KUNIT_EXPECT_EQ(test, ft.kp.nmissed, 2);
-	kpa_other_leave(test);
+	kprobe_ftrace_trap_flush();
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace_trapped(&ft.kp));
+	KUNIT_EXPECT_TRUE(test, kpa_ft_first_is_brk());
 	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
 	KUNIT_EXPECT_EQ(test, ft.pre, 2);
+	KUNIT_EXPECT_EQ(test, ft.kp.nmissed, 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(kpa_other_calls), 2);
+	/* the probe's address is still the function's start */
+	KUNIT_EXPECT_EQ(test, ft.pre_regs.pc, (unsigned long)kpa_ft_target);
+	KUNIT_EXPECT_EQ(test, ft.pre_regs.regs[1], 2);
+	kpa_other_leave(test);
+	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, ft.pre, 3);
 	unregister_kprobe(&ft.kp);
+	KUNIT_EXPECT_FALSE(test, kpa_ft_first_is_brk());
+	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, ft.pre, 3);
 
+	/* The other first: the probe is a breakpoint at once. */
+	WRITE_ONCE(kpa_other_calls, 0);
 	KUNIT_ASSERT_EQ(test, kpa_other_take(site), 0);
+	kpa_ft_register(test, KPA_FT_WATCH, true);
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace_trapped(&ft.kp));
+	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, ft.pre, 1);
+	KUNIT_EXPECT_EQ(test, ft.post, 1);
+	KUNIT_EXPECT_EQ(test, ft.kp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(kpa_other_calls), 1);
+	unregister_kprobe(&ft.kp);
+	KUNIT_EXPECT_FALSE(test, kpa_ft_first_is_brk());
+
+	/* In a batch: the free site is ridden, the taken one trapped. */
 	memset(&ft, 0, sizeof(ft));
 	ft.kp.symbol_name = "kpa_ft_target";
 	ft.kp.pre_handler = kpa_ft_pre;
-	KUNIT_EXPECT_EQ(test, register_kprobe(&ft.kp), -EBUSY);
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, ARRAY_SIZE(kps)), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace_trapped(&ft.kp));
+	KUNIT_EXPECT_FALSE(test, kprobe_ftrace_trapped(&other));
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&other));
 	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
-	KUNIT_EXPECT_EQ(test, ft.pre, 0);
-
-	/* In a batch: it fails whole, the site it could have had unarmed. */
-	memset(&ft.kp, 0, sizeof(ft.kp));
-	ft.kp.symbol_name = "kpa_ft_target";
-	ft.kp.pre_handler = kpa_ft_pre;
-	KUNIT_EXPECT_EQ(test, register_kprobes(kps, ARRAY_SIZE(kps)), -EBUSY);
-	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
-	KUNIT_EXPECT_EQ(test, kpa_ft_other(1, 0, 0, 0, 0, 0, 0, 0), 0x5a5b);
-	KUNIT_EXPECT_EQ(test, ft.pre, 0);
+	KUNIT_EXPECT_EQ(test, ft.pre, 1);
+	unregister_kprobes(kps, ARRAY_SIZE(kps));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(kpa_other_calls), 2);
+	KUNIT_EXPECT_FALSE(test, kpa_ft_first_is_brk());
 	kpa_other_leave(test);
 }
 #endif /* CONFIG_KPROBES_ON_FTRACE */
@@ -1242,7 +1280,7 @@ static struct kunit_case kpa_cases[] = {
 	KUNIT_CASE(ftrace_post_handler),
 	KUNIT_CASE(ftrace_nested_missed),
 	KUNIT_CASE(ftrace_kretprobe),
-	KUNIT_CASE(ftrace_direct_owner),
+	KUNIT_CASE(ftrace_direct_shared),
 #endif
 	KUNIT_CASE_PARAM(decoder, kpa_decode_gen_params),
 	KUNIT_CASE_PARAM(rejected, kpa_reject_gen_params),

@@ -15,7 +15,10 @@
  * core arms the site: ftrace's path to direct-call trampolines sends it
  * to arch_kprobe_ftrace_caller (kprobes_trampoline.S), which saves every
  * general register into a pt_regs, calls arm64_kprobe_ftrace_hit() and
- * resumes at the pc the handlers leave.
+ * resumes at the pc the handlers leave.  Where the site is not the
+ * probe's to take (another direct trampoline has it, or ftrace's calls
+ * are off), kernel/kprobes_ftrace.c puts a BRK on the first instruction
+ * instead, which ftrace never patches.
  *
  * What a handler sees and may change is listed in
  * Documentation/trace/kprobes.rst ("arm64: probes on ftrace sites").

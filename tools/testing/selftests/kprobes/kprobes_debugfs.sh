@@ -11,6 +11,7 @@ TARGET=kernel_clone
 # Where an entry probe lands: some arches move it to the function's
 # ftrace call site, a few bytes in.
 OFF='0x[0-9a-f]+'
+FTRACE_ENABLED=/proc/sys/kernel/ftrace_enabled
 
 # A probe at the entry of a function that is an ftrace site: x86_64 puts
 # it on ftrace ([FTRACE]); others may.  Elsewhere the flag must not show.
@@ -39,12 +40,18 @@ kprobe_listed_enabled() {
 		kst_listed "$ADDR  k  $TARGET\+$OFF    $(entry_flags)"
 }
 
+# An [FTRACE] probe is on a site ftrace patches, or (arm64) on the first
+# instruction of a function whose site follows it.
 ftrace_flag_only_on_ftrace_sites() {
 	addrs=$TRACING/available_filter_functions_addrs
-	grep -E '\[FTRACE\]$' $LIST | while read -r a rest; do
+	grep -E '\[FTRACE\]$' $LIST | while read -r a _ at rest; do
 		[ -f $addrs ] || continue
 		grep -qi "^$a " $addrs && continue
-		kst_log "$a $rest: [FTRACE] on an address ftrace does not patch"
+		if [ "$(uname -m)" = aarch64 ] && [ "${at%+0x0}" != "$at" ] &&
+			awk -v f="${at%+0x0}" '$2 == f { ok = 1 } END { exit !ok }' $addrs; then
+			continue
+		fi
+		kst_log "$a $at $rest: [FTRACE] on an address ftrace does not patch"
 		echo bad
 	done | grep -q bad && return 1
 	return 0
@@ -87,6 +94,33 @@ knob_on_restores_hits() {
 	[ "$d" -ge 5 ] && return 0
 	kst_log "5 forks after re-enabling, kprobe_profile counted $d more hits"
 	return 1
+}
+
+# kernel.ftrace_enabled=0 switches ftrace's calls off.  An x86 entry probe
+# rides them and stops with them, as in the base; an arm64 one becomes a
+# BRK on the function's first instruction and keeps firing, as the base's
+# BRK does there.  Both fire once the calls are back on.
+entry_probe_and_ftrace_enabled() {
+	case $(uname -m) in
+	aarch64) want=keeps ;;
+	*) want=stops ;;
+	esac
+	if [ ! -f $FTRACE_ENABLED ]; then
+		kst_log "no $FTRACE_ENABLED"
+		return 1
+	fi
+	echo 0 >$FTRACE_ENABLED || return 1
+	off=$(entry_hits_over_forks 5)
+	echo 1 >$FTRACE_ENABLED || return 1
+	on=$(entry_hits_over_forks 5)
+	kst_log "hits over 5 forks: $off with ftrace_enabled=0, $on with 1"
+	if [ $want = stops ]; then
+		kst_expect 0 "$off" "hits with ftrace_enabled=0" || return 1
+	elif [ "$off" -lt 5 ]; then
+		kst_log "the probe stopped firing with ftrace_enabled=0"
+		return 1
+	fi
+	[ "$on" -ge 5 ] || { kst_log "not firing again with ftrace_enabled=1"; return 1; }
 }
 
 knob_refuses_garbage() {
@@ -187,7 +221,7 @@ if ! kst_have_events; then
 	ktap_skip_all "no kprobe_events: kernel without CONFIG_KPROBE_EVENTS"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 14
+ktap_set_plan 15
 KST_OTHERS=$(grep -cE "  $TARGET\+$OFF " $LIST)
 
 kst_check "a new kprobe event is listed 'k' and [DISABLED]" kprobe_listed_disabled
@@ -198,6 +232,8 @@ kst_check "[FTRACE] only on ftrace sites" ftrace_flag_only_on_ftrace_sites
 kst_check "enabled reads 1" knob_reads_1
 kst_check "enabled=0 stops every probe" knob_off_stops_hits
 kst_check "enabled=1 arms them again" knob_on_restores_hits
+kst_check "kernel.ftrace_enabled=0: an entry probe stops (x86) or keeps firing (arm64)" \
+	entry_probe_and_ftrace_enabled
 kst_check "enabled refuses what is not a boolean with EINVAL" knob_refuses_garbage
 kst_check "removed events leave no line in the list" events_gone_from_list
 kst_check "blacklist lines are 0xSTART-0xEND<tab>SYMBOL" blacklist_format
