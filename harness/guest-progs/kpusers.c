@@ -112,16 +112,12 @@ static int perf_kprobe_open(const char *func, int retprobe, int bpf)
 }
 
 /*
- * A function's entry probe sits on its ftrace site: FUNC+0x0 on x86, the
- * BL after MOV X9, X30 (and a BTI, where the kernel has them) on arm64.
+ * A function's entry probe is listed at the function's start, FUNC+0x0:
+ * on x86 that is its ftrace site, and arm64's rides the site from there,
+ * as bpf_get_func_ip() and perf report it.
  */
-#ifdef __aarch64__
-#define ENTRY_OFF	"4"
-static const char *const entry_offs[] = { "4", "8" };
-#else
 #define ENTRY_OFF	"0"
 static const char *const entry_offs[] = { "0" };
-#endif
 
 /* @line lists a probe of type @type on @func's entry. */
 static int at_entry(const char *line, char type, const char *func)
@@ -147,8 +143,8 @@ static int listed(const char *func, int retprobe)
 
 	f = fopen(KPROBE_LIST, "r");
 	if (!f) {
-		printf("# %s not readable, not checked\n", KPROBE_LIST);
-		return 1;
+		printf("# %s not readable: %s\n", KPROBE_LIST, strerror(errno));
+		return 0;
 	}
 	snprintf(want, sizeof(want), "  %c  %s+0x%s  ", retprobe ? 'r' : 'k', func,
 		 ENTRY_OFF);
@@ -193,11 +189,17 @@ static int trigger(const char *file, long n)
 	return 0;
 }
 
+/*
+ * A per-task count must be exactly @n; a system-wide one (a BPF program
+ * sees every task's calls) at least @n.
+ */
 static int verdict(const char *what, const char *func, unsigned long long got,
-		   long n)
+		   long n, int exact)
 {
-	printf("%s %s: %llu hits for %ld triggers (want >= %ld)\n",
-	       what, func, got, n, n);
+	printf("%s %s: %llu hits for %ld triggers (want %s%ld)\n",
+	       what, func, got, n, exact ? "" : ">= ", n);
+	if (exact)
+		return got == (unsigned long long)n ? 0 : 1;
 	return got >= (unsigned long long)n ? 0 : 1;
 }
 
@@ -237,7 +239,8 @@ static int cmd_perf(const char *func, long n, const char *file, int retprobe)
 	if (read(fd, &count, sizeof(count)) != sizeof(count))
 		return fail("read counter");
 	close(fd);
-	rc = verdict(retprobe ? "perf-kretprobe" : "perf-kprobe", func, count, n);
+	rc = verdict(retprobe ? "perf-kretprobe" : "perf-kprobe", func, count, n,
+		     1);
 	return ok ? rc : 1;
 }
 
@@ -319,7 +322,7 @@ static int cmd_bpf(const char *func, long n, const char *file)
 	close(fd);
 	close(prog);
 	close(map);
-	rc = verdict("bpf-kprobe", func, value, n);
+	rc = verdict("bpf-kprobe", func, value, n, 0);
 	return ok ? rc : 1;
 }
 

@@ -21,11 +21,10 @@ ADDR='[0-9a-f]{16}'
 # A line of a probe on kptarget, whatever its offset and flags.
 ON_KPTARGET="^$ADDR  [kr]  [^ ]+  kptarget "
 # The module is built with ftrace: its entries are ftrace sites, which x86
-# and arm64 probe through ftrace.  arm64's site is a word or two into the
-# function (after MOV X9, X30 and any BTI).
+# and arm64 probe through ftrace.  The probes are listed at the functions'
+# starts on both (arm64's ride the site, after MOV X9, X30, from there).
 case $(uname -m) in
-x86_64) ENTRY_FLAGS='\[FTRACE\]' ENTRY_OFF=0x0 ;;
-aarch64) ENTRY_FLAGS='\[FTRACE\]' ENTRY_OFF='0x[48]' ;;
+x86_64 | aarch64) ENTRY_FLAGS='\[FTRACE\]' ENTRY_OFF=0x0 ;;
 *) ENTRY_FLAGS= ENTRY_OFF=0x0 ;;
 esac
 

@@ -9,11 +9,10 @@ FUNCS=/sys/kernel/tracing/enabled_functions
 HIST=/sys/kernel/debug/kretprobe_latency/histogram
 
 # kernel_clone's entry is an ftrace site, which x86 and arm64 probe through
-# ftrace.  On arm64 the site is the BL after MOV X9, X30 (and a BTI, where
-# the kernel has them), so the probe sits a word or two into the function.
+# ftrace.  The probe is listed at the function's start on both: arm64's
+# rides the site, the BL after MOV X9, X30, from the first instruction.
 case $(uname -m) in
-x86_64) FLAGS='\[FTRACE\]' ENTRY_OFF=0x0 ;;
-aarch64) FLAGS='\[FTRACE\]' ENTRY_OFF='0x[48]' ;;
+x86_64 | aarch64) FLAGS='\[FTRACE\]' ENTRY_OFF=0x0 ;;
 *) FLAGS= ENTRY_OFF=0x0 ;;
 esac
 

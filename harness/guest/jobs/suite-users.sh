@@ -60,12 +60,9 @@ call_target() {
 	echo 1 >$PARAMS/may_fail
 }
 
-# The entry probe sits on the ftrace site: +0x0 on x86, the BL after
-# MOV X9, X30 (and any BTI) on arm64.
-case $(uname -m) in
-aarch64) ENTRY_OFF='0x[48]' ;;
-*) ENTRY_OFF=0x0 ;;
-esac
+# The entry probe is listed at the function's start, +0x0: on x86 it is
+# the ftrace site, on arm64 it rides the site from the first instruction.
+ENTRY_OFF=0x0
 
 fn_listed() {
 	grep -qE "^[0-9a-f]{16}  k  $FN\+$ENTRY_OFF  kptarget " $LIST
