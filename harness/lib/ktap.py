@@ -8,6 +8,14 @@ print KTAP (KUnit, our shell suites) or TAP 13 (ftracetest); nesting is
 by indentation.  Only leaf cases are counted.  A case a plan promised but
 never printed is a failure, and so is any kernel splat, a guest that did
 not reach the end of its job, or a planned suite that printed nothing.
+The end of the job ("KP-JOB-END JOB rc=N") is not the end of the run: a
+job that ends with rc other than 0, or a guest that then does not power
+off (QEMU killed after the timeout, or exiting with an error), fails too.
+
+A splat is found anywhere in its line, not only at its start: output
+written straight to the console (a suite's stray stderr) may have begun
+the line.  Our own KTAP lines (results, "# ..." diagnostics) may name a
+splat, a test's name or a quoted log line, and are never one.
 
 The one exception to the splat rule is an expected-splat window: a test
 that provokes a splat on purpose prints "# kp-expect-splat: KIND" before
@@ -30,7 +38,8 @@ SUITE = re.compile(r'^# kp-suite: (?P<name>\S+)')
 PLANNED = re.compile(r'^# kp-plan:(?P<names>.*)$')
 JOB_END = re.compile(r'KP-JOB-END (?P<job>\S+) rc=(?P<rc>\d+)')
 
-# Lines that open a kernel splat.  Matched after the timestamp is removed.
+# What opens a kernel splat.  Searched for in the whole line, once the
+# timestamp is removed (see splat_in()).
 SPLATS = [
     r'WARNING:',                     # WARN*(), lockdep, suspicious RCU usage
     r'BUG:',                         # BUG: KASAN, sleeping in atomic, ...
@@ -38,17 +47,38 @@ SPLATS = [
     r'Oops',
     r'Internal error:',
     r'Unable to handle kernel',
-    r'general protection fault',
+    # Not "traps: NAME[PID] general protection fault ip:...": the note of
+    # a user process's fault.
+    r'general protection fault(?! ip:)',
     r'Kernel panic',
     r'INFO: task \S+ blocked for more than',
-    r'rcu: INFO: \S+ detected (expedited )?stalls?',
-    r'INFO: rcu_\S+ (self-)?detected stall',
+    # Every RCU stall report: "rcu: INFO: rcu_preempt self-detected stall
+    # on CPU", "... detected stalls on CPUs/tasks:", "... detected expedited
+    # stalls on CPUs/tasks:", rcu_sched's the same, "INFO: rcu_tasks
+    # detected stalls on tasks:", rcu_tasks_trace's "detected stalls?".
+    r'INFO: \S*rcu\S* (?:self-)?detected (?:expedited )?stalls?',
     r'INFO: trying to register non-static key',
     r'UBSAN:',
     r'watchdog: BUG: soft lockup',
     r'(NMI )?[Ww]atchdog detected hard LOCKUP',
+    # The console lost kernel messages: a splat may have been among them.
+    r'\*\* \d+ printk messages dropped \*\*',
 ]
-SPLAT = re.compile(r'^(?:' + '|'.join(SPLATS) + r')')
+SPLAT = re.compile(r'(?:' + '|'.join(SPLATS) + r')')
+# Our own KTAP output: results and diagnostics, at any indentation.
+OWN = re.compile(r'^\s*(?:#|(?:not )?ok \d)')
+
+
+def splat_in(line):
+    """The splat in a (cleaned) console line, from where it starts, or None.
+    The whole line is searched: stray output written straight to the
+    console can start a line that a kernel report then continues.  Our own
+    KTAP results and diagnostics are never splats, whatever they quote."""
+    if OWN.match(line):
+        return None
+    m = SPLAT.search(line)
+    return line[m.start():] if m else None
+
 
 # The splats a test may provoke on purpose, by the name its window gives.
 # Each pattern must match only the opening line of that one report.
@@ -235,7 +265,8 @@ def scan(path, label, qemu_status=0):
             line = clean(raw)
             if windows.marker(no, line):
                 continue
-            if SPLAT.match(line) and not windows.accepts(line):
+            splat = splat_in(line)
+            if splat and not windows.accepts(splat):
                 splats.append((no, line))
             m = JOB_END.search(line)
             if m:
@@ -253,11 +284,37 @@ def scan(path, label, qemu_status=0):
     if len(splats) > 5:
         cases.append(Case(f'{label}:kernel-log', 'fail',
                           f'{len(splats) - 5} more splat lines'))
-    if job_end is None:
-        why = ('killed after the timeout (hang)' if qemu_status == 124 else
-               f'guest stopped before the end of its job (qemu status {qemu_status})')
-        cases.append(Case(f'{label}:guest', 'fail', why))
+    for name, why in ending(job_end, qemu_status, path):
+        cases.append(Case(f'{label}:{name}', 'fail', why))
     return cases, splats, job_end
+
+
+def ending(job_end, qemu_status, path):
+    """What went wrong at the end of the guest's run, as (case name, why):
+    nothing when the job ended with rc=0 and QEMU then exited with 0."""
+    if job_end is None:
+        return [('guest', 'killed after the timeout (hang)' if qemu_status == 124 else
+                 f'guest stopped before the end of its job (qemu status {qemu_status})')]
+    job, rc = job_end
+    bad = []
+    if rc != 0:
+        bad.append(('guest/job-status',
+                    f'the job ended with "KP-JOB-END {job} rc={rc}": a command of '
+                    f'harness/guest/jobs/{job}.sh failed (for the test job, the last '
+                    f"suite's script exited with {rc}); find it above that line in {path}"))
+    if qemu_status == 124:
+        regs = path[:-len('.console.log')] + '.hang-registers.txt' \
+            if path.endswith('.console.log') else 'NAME.hang-registers.txt'
+        bad.append(('guest/shutdown',
+                    f'the job "{job}" ended, then the guest hung in "reboot -f" and was '
+                    f'killed after the timeout: read what the kernel printed after '
+                    f'KP-JOB-END in {path} and where its vCPUs were in {regs}'))
+    elif qemu_status != 0:
+        bad.append(('guest/shutdown',
+                    f'the job "{job}" ended, then QEMU exited with status {qemu_status} '
+                    f'instead of 0 at the guest\'s "reboot -f": read what the kernel '
+                    f'printed after KP-JOB-END in {path} and QEMU\'s own message above'))
+    return bad
 
 
 def report(cases, out=None):
@@ -295,8 +352,8 @@ def cmd_check(a):
     if job_end is None:
         bad.append('the guest did not finish its job'
                    + (' (hang)' if a.qemu_status == 124 else ''))
-    elif job_end[1] != 0:
-        bad.append(f'the job exited with status {job_end[1]}')
+    else:
+        bad += [why for _, why in ending(job_end, a.qemu_status, a.log)]
     if bad:
         print(f'FAILED ({a.log}):')
         for b in bad:
@@ -404,7 +461,7 @@ def cmd_kunitpy(a):
     try:
         with open(a.log, errors='replace') as f:
             splats = [(no, clean(raw)) for no, raw in enumerate(f, 1)
-                      if SPLAT.match(clean(raw))]
+                      if splat_in(clean(raw))]
     except OSError as e:
         cases.append(Case(f'{a.label}:kernel-log', 'fail', f'no kernel log: {e}'))
     for no, line in splats[:5]:

@@ -29,6 +29,37 @@ def verdict(name, qemu_status=0):
     return {c.name: c for c in cases}, ktap.counts(cases)
 
 
+def scan_text(name, edit=None, qemu_status=0):
+    """The verdict on a fixture doctored by EDIT (text -> text): cases by
+    name, counts, splats."""
+    with open(fixture(name)) as f:
+        text = f.read()
+    if edit:
+        text = edit(text)
+    with tempfile.NamedTemporaryFile('w', suffix='.console.log') as t:
+        t.write(text)
+        t.flush()
+        cases, splats, _ = ktap.scan(t.name, 'x', qemu_status)
+    return {c.name: c for c in cases}, ktap.counts(cases), splats
+
+
+def failures(cases):
+    return [c.why for c in cases.values() if c.status == 'fail']
+
+
+def check_log(name, edit=None, qemu_status=0):
+    """"ktap.py check" (demo, bench) on a doctored fixture: status, output."""
+    with open(fixture(name)) as f:
+        text = f.read()
+    with tempfile.NamedTemporaryFile('w', suffix='.console.log') as t:
+        t.write(edit(text) if edit else text)
+        t.flush()
+        r = subprocess.run([sys.executable, os.path.join(HERE, '..', 'lib', 'ktap.py'),
+                            'check', t.name, '--qemu-status', str(qemu_status)],
+                           capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
 class Verdict(unittest.TestCase):
     def test_good_log_counts_leaves(self):
         cases, (p, f, s) = verdict('good.log')
@@ -81,10 +112,134 @@ class Verdict(unittest.TestCase):
                      'rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:',
                      'Internal error: Oops: 0000000096000004 [#1] PREEMPT SMP',
                      'BUG: sleeping function called from invalid context at x.c:1']:
-            self.assertTrue(ktap.SPLAT.match(line), line)
+            self.assertTrue(ktap.splat_in(line), line)
         for line in ['ok 3 kprobes bug test', '# WARNINGS: none',
                      'kp: BUG-free run']:
-            self.assertFalse(ktap.SPLAT.match(line), line)
+            self.assertFalse(ktap.splat_in(line), line)
+
+    # Every form of RCU stall report (6.12's kernel/rcu/tree_stall.h,
+    # tree_exp.h, tasks.h; rcu_sched where the kernel is not preemptible),
+    # and the console's note of kernel messages it lost.
+    STALLS = ['rcu: INFO: rcu_preempt self-detected stall on CPU',
+              'rcu: INFO: rcu_sched self-detected stall on CPU',
+              'rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:',
+              'rcu: INFO: rcu_sched detected stalls on CPUs/tasks:',
+              'INFO: rcu_sched detected stalls on CPUs/tasks: { 1} '
+              '(detected by 0, t=5252 jiffies)',
+              'rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: '
+              '{ 1-... } 21003 jiffies s: 57 root: 0x2/.',
+              'rcu: INFO: rcu_preempt detected stall, but suppressed full report '
+              'due to a stuck CSD-lock.',
+              'INFO: rcu_tasks detected stalls on tasks:',
+              'INFO: rcu_tasks_trace detected stalls on tasks:',
+              'INFO: rcu_tasks_trace detected stalls? (Late IPI?)',
+              '** 42 printk messages dropped **']
+
+    def test_every_rcu_stall_and_printk_loss_fails(self):
+        for line in self.STALLS:
+            with self.subTest(line=line):
+                cases, (p, f, _), splats = scan_text('good.log', lambda t: t.replace(
+                    '[    1.700000] # kp-suite: samples\n',
+                    f'[    1.650000] {line}\n[    1.700000] # kp-suite: samples\n'))
+                self.assertEqual((p, f), (7, 1), line)
+                self.assertIn(f'splat: {line}', failures(cases))
+
+    def test_recorded_self_detected_stall_fails(self):
+        # 6.12's text, recorded by a guest that hung under TCG
+        # (notes/hang-jump-label-tcg.console.log), in an otherwise good run.
+        cases, (p, f, _), splats = scan_text('stall.log')
+        self.assertEqual((p, f), (7, 1), failures(cases))
+        self.assertEqual(splats, [(31, 'rcu: INFO: rcu_preempt self-detected stall on CPU')])
+
+    def test_stall_notes_are_not_splats(self):
+        # Boot-time settings and the later lines of a report (the opening
+        # line is what counts).
+        for line in ['rcu: \tRCU CPU stall warnings timeout set to 21 (rcu_cpu_stall_timeout).',
+                     '\tTasks-RCU CPU stall warnings timeout set to 600000 '
+                     '(rcu_task_stall_timeout).',
+                     'rcu: \t(t=5252 jiffies g=901 q=26 ncpus=2)',
+                     'rcu: rcu_preempt kthread starved for 5252 jiffies! g901 f0x0',
+                     'printk: console [ttyS0] enabled']:
+            self.assertIsNone(ktap.splat_in(line), line)
+
+    # Stray output written straight to the console (a suite's stderr with
+    # no newline) followed by a kernel report on the same line.
+    PREFIXED = ["sh: can't create /sys/kernel/x: nonexistent directory"
+                'WARNING: CPU: 0 PID: 1 at kernel/kprobes.c:99 foo+0x1/0x2',
+                'Terminated[    1.650001] BUG: KASAN: slab-use-after-free in foo+0x1/0x2',
+                'kpsweep: 3 refused (EINVAL)rcu: INFO: rcu_preempt self-detected stall on CPU',
+                '    Oops: int3: 0000 [#1] PREEMPT SMP']
+
+    def test_splat_after_other_output_on_its_line_fails(self):
+        for line in self.PREFIXED:
+            with self.subTest(line=line):
+                cases, (p, f, _), _ = scan_text('good.log', lambda t: t.replace(
+                    '[    1.700000] # kp-suite: samples\n',
+                    f'[    1.650000] {line}\n[    1.700000] # kp-suite: samples\n'))
+                self.assertEqual((p, f), (7, 1), line)
+                self.assertIn(f'splat: {line}', failures(cases))
+
+    # Our own output may name a splat and is none.
+    OWN = ['ok 4 BUG: sleeping function called from invalid context is reported',
+           'not ok 5 no WARNING: in the log # TODO later',
+           '    ok 6 Oops is caught',
+           '# no "BUG: sleeping function called from invalid context" report from the '
+           'debug config',
+           '    # test_warn: EXPECTATION FAILED at lib/test_kprobes.c:12 WARNING: count',
+           '# faults: dmesg says: WARNING: CPU: 0 PID: 1 at kernel/kprobes.c:99',
+           'traps: kpfault[123] general protection fault ip:401000 sp:7ffd1000 '
+           'error:0 in kpfault[401000+1000]']
+
+    def test_own_output_naming_a_splat_is_not_one(self):
+        for line in self.OWN:
+            self.assertIsNone(ktap.splat_in(line), line)
+        cases, (p, f, _), splats = scan_text('good.log', lambda t: t.replace(
+            '[    1.700000] # kp-suite: samples\n',
+            ''.join(f'[    1.650000] {line}\n' for line in self.OWN[3:]) +
+            '[    1.700000] # kp-suite: samples\n'))
+        self.assertEqual((p, f, splats), (7, 0, []), failures(cases))
+
+
+class Ending(unittest.TestCase):
+    """After "KP-JOB-END": the job's status and QEMU's still count."""
+
+    def test_clean_end_passes(self):
+        cases, (p, f, _), _ = scan_text('good.log')
+        self.assertEqual((p, f), (7, 0))
+        self.assertEqual(check_log('good.log')[0], 0)
+
+    def test_hang_in_reboot_fails(self):
+        cases, (p, f, _), _ = scan_text('good.log', qemu_status=124)
+        self.assertEqual((p, f), (7, 1), failures(cases))
+        why = cases['x:guest/shutdown'].why
+        self.assertIn('hung in "reboot -f"', why)
+        self.assertIn('killed after the timeout', why)
+        self.assertIn('.hang-registers.txt', why)
+        rc, out = check_log('good.log', qemu_status=124)
+        self.assertEqual(rc, 1, out)
+        self.assertIn('hung in "reboot -f"', out)
+
+    def test_qemu_error_after_the_job_fails(self):
+        for status in (1, 137):
+            cases, (p, f, _), _ = scan_text('good.log', qemu_status=status)
+            self.assertEqual((p, f), (7, 1), failures(cases))
+            self.assertIn(f'QEMU exited with status {status}', cases['x:guest/shutdown'].why)
+            rc, out = check_log('good.log', qemu_status=status)
+            self.assertEqual(rc, 1, out)
+
+    def test_job_status_fails(self):
+        edit = lambda t: t.replace('KP-JOB-END test rc=0', 'KP-JOB-END test rc=2')  # noqa: E731
+        cases, (p, f, _), _ = scan_text('good.log', edit)
+        self.assertEqual((p, f), (7, 1), failures(cases))
+        why = cases['x:guest/job-status'].why
+        self.assertIn('KP-JOB-END test rc=2', why)
+        self.assertIn('harness/guest/jobs/test.sh', why)
+        self.assertEqual(check_log('good.log', edit)[0], 1)
+
+    def test_both_fail(self):
+        cases, (_, f, _), _ = scan_text('good.log', lambda t: t.replace(
+            'KP-JOB-END test rc=0', 'KP-JOB-END test rc=1'), qemu_status=124)
+        self.assertEqual(f, 2, failures(cases))
 
 
 class ExpectedSplat(unittest.TestCase):
@@ -96,18 +251,10 @@ class ExpectedSplat(unittest.TestCase):
     END = '[    1.300200] # kp-expect-splat-end\n'
 
     def scan(self, edit=None):
-        with open(fixture('expect-splat.log')) as f:
-            text = f.read()
-        if edit:
-            text = edit(text)
-        with tempfile.NamedTemporaryFile('w', suffix='.log') as t:
-            t.write(text)
-            t.flush()
-            cases, splats, _ = ktap.scan(t.name, 'x')
-        return {c.name: c for c in cases}, ktap.counts(cases), splats
+        return scan_text('expect-splat.log', edit)
 
     def failures(self, cases):
-        return [c.why for c in cases.values() if c.status == 'fail']
+        return failures(cases)
 
     def test_accepts_the_splat_it_names(self):
         cases, (p, f, _), splats = self.scan()
@@ -147,6 +294,25 @@ class ExpectedSplat(unittest.TestCase):
         cases, (_, f, _), _ = self.scan(lambda t: t.replace(self.END, ''))
         self.assertEqual(f, 1)
         self.assertIn('never closed', self.failures(cases)[0])
+
+    def test_our_echo_of_the_splat_does_not_meet_the_window(self):
+        # Only the kernel's report counts, not a diagnostic that quotes it.
+        cases, (_, f, _), _ = self.scan(lambda t: t.replace(
+            self.BUG, '[    1.300100] # BUG: sleeping function called from invalid context\n'))
+        self.assertEqual(f, 1)
+        self.assertIn('none appeared', self.failures(cases)[0])
+
+    def test_markers_must_open_their_line(self):
+        # A marker after other output is no marker: the window never
+        # opens, and its splat fails the run.
+        cases, (_, f, _), _ = self.scan(lambda t: t.replace(
+            '[    1.300000] # kp-expect-splat:', '[    1.300000] junk # kp-expect-splat:'))
+        self.assertEqual(f, 2, self.failures(cases))
+
+    def test_report_after_other_output_meets_the_window(self):
+        cases, (p, f, _), _ = self.scan(lambda t: t.replace(
+            self.BUG, 'Terminated' + self.BUG[len('[    1.300100] '):]))
+        self.assertEqual((p, f), (3, 0), self.failures(cases))
 
     def test_window_problems_fail_a_boot_check(self):
         _, _, splats = self.scan(lambda t: t.replace(self.BUG, ''))
