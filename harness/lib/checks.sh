@@ -49,18 +49,34 @@ findings() {
 	head -n 6 "$1" | sed 's/^/    /'
 }
 
+# Why a check that found no file of ours fails: a check of nothing
+# must not pass.
+no_files_of_ours() {
+	echo "git ls-files lists no file of ours (outside harness/ and notes/) in $KP_ROOT: run it from the project's git checkout"
+}
+
 # check_kerneldoc JSON: "scripts/kernel-doc -none" (what W=1 runs on every
-# file it compiles) reports nothing on our C files and headers.
+# file it compiles) reports nothing on our C files and headers.  With
+# -none it exits 0 whatever it finds: any other status is its own failure.
 check_kerneldoc() {
-	local json=$1 log=$KP_RESULTS/kernel-doc.log files why=''
+	local json=$1 log=$KP_RESULTS/kernel-doc.log files why='' rc=0
 	stage "kernel-doc -none on our sources"
 	mapfile -t files < <(matrix_our_files | grep -E '\.[ch]$')
-	(cd "$KP_SRC" && perl scripts/kernel-doc -none "${files[@]}") >"$log" 2>&1 || true
+	if ((${#files[@]} == 0)); then
+		why="kernel-doc: no C file or header to check; $(no_files_of_ours)"
+		printf '%s\n' "$why" >&2
+		check_result "$json" "host:kernel-doc" "$why"
+		return 0
+	fi
+	(cd "$KP_SRC" && perl scripts/kernel-doc -none "${files[@]}") >"$log" 2>&1 || rc=$?
 	if grep -qiE 'warning|error' "$log"; then
 		why="kernel-doc -none reports $(grep -ciE 'warning|error' "$log") finding(s) in our sources (log: ${log#"$KP_ROOT"/}):
 $(grep -iE 'warning|error' "$log" >"$KP_TMP/kdoc" || true; findings "$KP_TMP/kdoc")"
-		printf '%s\n' "$why" >&2
+	elif ((rc != 0)); then
+		why="kernel-doc -none on our ${#files[@]} files exited with status $rc (log: ${log#"$KP_ROOT"/}):
+$(findings "$log")"
 	fi
+	[ -z "$why" ] || printf '%s\n' "$why" >&2
 	check_result "$json" "host:kernel-doc" "$why"
 }
 
@@ -89,7 +105,10 @@ check_htmldocs() {
 	fi
 	our_file_patterns >"$KP_TMP/our-patterns"
 	grep -iE 'warning|error' "$log" | grep -F -f "$KP_TMP/our-patterns" >"$KP_TMP/doc-findings" || true
-	if [ -s "$KP_TMP/doc-findings" ]; then
+	if [ ! -s "$KP_TMP/our-patterns" ]; then
+		why="htmldocs: no warning could name a file of ours; $(no_files_of_ours)"
+		printf '%s\n' "$why" >&2
+	elif [ -s "$KP_TMP/doc-findings" ]; then
 		why="htmldocs: $(wc -l <"$KP_TMP/doc-findings") warning(s) name our files (log: ${log#"$KP_ROOT"/}):
 $(findings "$KP_TMP/doc-findings")"
 		printf '%s\n' "$why" >&2
@@ -130,10 +149,11 @@ check_w1_sparse() {
 			run_step "W=1 C=1 on our ${#targets[@]} files ($KP_ARCH)" "$log" \
 				kmake -k W=1 C=1 "${targets[@]}"
 	) || rc=$?
-	scan=$(python3 "$KP_HARNESS/lib/matrix_scan.py" "$log" --src "$KP_SRC" \
-		--out "$out" --ours "$KP_TMP/ours") || true
+	scan=$(scan_build_log "$log" --src "$KP_SRC" --out "$out" --ours "$KP_TMP/ours") || true
 	grep -E '^(ours|error): ' <<<"$scan" | cut -d' ' -f2- >"$KP_TMP/w1-findings" || true
-	if [ -s "$KP_TMP/w1-findings" ]; then
+	if [ -s "$KP_TMP/scan-why" ]; then
+		why="W=1/sparse on $KP_ARCH: $(cat "$KP_TMP/scan-why")"
+	elif [ -s "$KP_TMP/w1-findings" ]; then
 		why="W=1/sparse on $KP_ARCH: $(wc -l <"$KP_TMP/w1-findings") finding(s) (log: ${log#"$KP_ROOT"/}):
 $(findings "$KP_TMP/w1-findings")"
 	elif ((rc != 0)); then

@@ -144,6 +144,29 @@ matrix_our_symbols() {
 	done <"$KP_TMP/matrix-ours" | sed 's/\..*//' | sort -u
 }
 
+# scan_build_log LOG ARGS...: harness/lib/matrix_scan.py on a build log,
+# its lines on stdout.  Returns 0 for a clean log and 1 for findings, as
+# the scanner does; 2 when the scan did not finish (it crashed, or its
+# output lacks its last line, "other-warnings: N"): then what it printed
+# is no verdict, and $KP_TMP/scan-why says what happened.  A crash must
+# never read as a clean log.
+scan_build_log() {
+	local out rc=0
+	rm -f "$KP_TMP/scan-why"
+	out=$(python3 "$KP_HARNESS/lib/matrix_scan.py" "$@" 2>"$KP_TMP/scan-err") || rc=$?
+	printf '%s\n' "$out"
+	if ((rc <= 1)) && [[ ${out##*$'\n'} =~ ^other-warnings:\ [0-9]+$ ]]; then
+		return "$rc"
+	fi
+	{
+		printf 'harness/lib/matrix_scan.py did not finish reading %s (exit %d%s),' \
+			"${1#"$KP_ROOT"/}" "$rc" "$( ((rc > 1)) || echo ', no last line')"
+		echo " so its warnings and errors were not checked; fix the scanner (run it by hand on that log). Its last words:"
+		tail -n 3 "$KP_TMP/scan-err" | sed 's/^/    /'
+	} >"$KP_TMP/scan-why"
+	return 2
+}
+
 # matrix_arch VARIANT ARCH: configure, build and check one kernel.  Run in
 # a subshell; on failure $KP_TMP/matrix-why says why.
 #
@@ -174,9 +197,14 @@ matrix_arch() {
 		run_step "rebuilding our files with W=1" "$log" kmake -k W=1 $targets || rc=1
 	fi
 	matrix_our_symbols >"$KP_TMP/matrix-symbols"
-	scan=$(python3 "$KP_HARNESS/lib/matrix_scan.py" "$log" --src "$KP_BUILD_SRC" \
+	scan=$(scan_build_log "$log" --src "$KP_BUILD_SRC" \
 		--out "$KP_BUILD_OUT" --ours "$KP_TMP/matrix-ours" \
 		--symbols "$KP_TMP/matrix-symbols" ${base:+--base}) || rc=1
+	if [ -s "$KP_TMP/scan-why" ]; then
+		# What make printed is unread: the row fails, naming the scanner.
+		sed 's/^/  /' "$KP_TMP/scan-why" | tee -a "$log" >"$KP_TMP/matrix-why"
+		return 1
+	fi
 	# The base's warnings at our paths are upstream's: shown, not failing.
 	grep '^note: ' <<<"$scan" | cut -d' ' -f2- | head -n 4 |
 		sed 's/^/  base warns (not failing): /' >"$KP_TMP/matrix-notes" || true

@@ -449,6 +449,9 @@ class Scratch(unittest.TestCase):
     def test_failed_build_stops_the_build(self):
         run_script(self, 'build-failure.sh')
 
+    def test_host_checks_cannot_pass_vacuously(self):
+        run_script(self, 'host-checks.sh')
+
 
 class Recorder(unittest.TextTestResult):
     cases = []
