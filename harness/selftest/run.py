@@ -452,6 +452,9 @@ class Scratch(unittest.TestCase):
     def test_host_checks_cannot_pass_vacuously(self):
         run_script(self, 'host-checks.sh')
 
+    def test_ci_run_ends_with_the_sum_of_both_counts(self):
+        run_script(self, 'ci-total.sh')
+
 
 class Recorder(unittest.TextTestResult):
     cases = []
