@@ -3798,6 +3798,65 @@ static void faulting_post(struct kprobe *kp, struct pt_regs *regs,
 
 KUNIT_DEFINE_ACTION_WRAPPER(vfree_action, vfree, const void *);
 
+#ifdef KPT_FAULT_LOAD
+/* What the fault handling after a faulting step sees of interrupts. */
+static struct {
+	struct kprobe kp;
+	struct task_struct *task;
+	int hits;
+	bool irqs_off;
+} fault_watch;
+
+static int fault_watch_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == fault_watch.task) {
+		fault_watch.hits++;
+		fault_watch.irqs_off = irqs_disabled();
+	}
+	return 0;
+}
+#endif
+
+/*
+ * The probed code had interrupts masked when its stepped load faulted:
+ * the fault is handled with them still masked.  On arm64 with pseudo-NMIs
+ * (irqchip.gicv3_pseudo_nmi=1, as the test boot has it) the mask is in
+ * the interrupt controller's priority mask, not in DAIF.  A probe on the
+ * entry of fixup_exception(), which the fault handling calls, looks.
+ */
+static void fault_in_probed_insn_irqs_off(struct kunit *test)
+{
+#ifdef KPT_FAULT_LOAD
+	struct test_probe *tp;
+	unsigned long flags;
+	u32 *page, got;
+
+	page = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	tp = probe_at(test, 'A', NULL, (void *)kpt_at_fault);
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	memset(&fault_watch, 0, sizeof(fault_watch));
+	fault_watch.kp.symbol_name = "fixup_exception";
+	fault_watch.kp.pre_handler = fault_watch_pre;
+	fault_watch.task = current;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &fault_watch.kp), 0);
+
+	local_irq_save(flags);
+	got = kpt_insn_fault(page + PAGE_SIZE / sizeof(u32));
+	local_irq_restore(flags);
+
+	unreg_kprobe(test, &fault_watch.kp);
+	unreg_kprobe(test, &tp->kp);
+	vfree(page);
+	KUNIT_EXPECT_EQ(test, got, 0xdeadu);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, fault_watch.hits, 1);
+	KUNIT_EXPECT_TRUE(test, fault_watch.irqs_off);
+#else
+	kunit_skip(test, "the fault case has an exception-table load for x86_64 and arm64 only");
+#endif
+}
+
 /*
  * A fault taken inside a handler belongs to the handler: its own fixup
  * applies, and the probe must not mistake it for a fault of the probed
@@ -4368,6 +4427,7 @@ static void x86_boost_preempted_in_slot(struct kunit *test)
 static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE_PARAM(x86_insn_in_place, insn_gen_params),
 	KUNIT_CASE(fault_in_probed_insn),
+	KUNIT_CASE(fault_in_probed_insn_irqs_off),
 	KUNIT_CASE_PARAM(x86_boost_by_class, boost_gen_params),
 	KUNIT_CASE(x86_boost_post_handler_joins),
 	KUNIT_CASE_PARAM_ATTR(x86_boost_preempted_in_slot, preempted_gen_params,

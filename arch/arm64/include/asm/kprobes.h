@@ -34,6 +34,7 @@ struct arm64_kprobe_outer {
 	struct kprobe *kp;
 	unsigned int status;
 	unsigned long daif;
+	unsigned long pmr;
 };
 
 /**
@@ -41,11 +42,13 @@ struct arm64_kprobe_outer {
  * @kprobe_status: KPROBE_HIT_* or KPROBE_REENTER
  * @saved_daif: the probed context's DAIF bits while its instruction runs
  *	from the slot with every exception masked
+ * @saved_pmr: likewise its GIC priority mask, with pseudo-NMIs
  * @outer: the interrupted probe during a reentered hit
  */
 struct kprobe_ctlblk {
 	unsigned int kprobe_status;
 	unsigned long saved_daif;
+	unsigned long saved_pmr;
 	struct arm64_kprobe_outer outer;
 };
 

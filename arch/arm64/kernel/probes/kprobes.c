@@ -198,6 +198,34 @@ void arch_remove_kprobe(struct kprobe *p)
 	p->ainsn.api.insn = NULL;
 }
 
+/*
+ * The step runs with every exception masked.  Where pseudo-NMIs mask
+ * interrupts in the GIC rather than in DAIF, its priority mask must say
+ * so too: irqs_disabled() reads only the mask, and the fault path would
+ * otherwise take a fault in the slot for one in preemptible code.
+ */
+static void step_mask_exceptions(struct kprobe_ctlblk *kcb,
+				 struct pt_regs *regs)
+{
+	kcb->saved_daif = regs->pstate & DAIF_MASK;
+	regs->pstate |= DAIF_MASK;
+	if (system_uses_irq_prio_masking()) {
+		kcb->saved_pmr = regs->pmr_save;
+		regs->pmr_save = GIC_PRIO_IRQON | GIC_PRIO_PSR_I_SET;
+	}
+}
+NOKPROBE_SYMBOL(step_mask_exceptions);
+
+/* The probed context's masks back in @regs, once the step is over. */
+static void step_unmask_exceptions(struct kprobe_ctlblk *kcb,
+				   struct pt_regs *regs)
+{
+	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
+	if (system_uses_irq_prio_masking())
+		regs->pmr_save = kcb->saved_pmr;
+}
+NOKPROBE_SYMBOL(step_unmask_exceptions);
+
 /* The post_handler, once the instruction has run; ends the hit. */
 static void finish_hit(struct kprobe *p, struct kprobe_ctlblk *kcb,
 		       struct pt_regs *regs)
@@ -209,6 +237,7 @@ static void finish_hit(struct kprobe *p, struct kprobe_ctlblk *kcb,
 		__this_cpu_write(current_kprobe, kcb->outer.kp);
 		kcb->kprobe_status = kcb->outer.status;
 		kcb->saved_daif = kcb->outer.daif;
+		kcb->saved_pmr = kcb->outer.pmr;
 		return;
 	}
 	if (post) {
@@ -241,8 +270,7 @@ static void run_insn(struct kprobe *p, struct kprobe_ctlblk *kcb,
 	}
 	if (kcb->kprobe_status != KPROBE_REENTER)
 		kcb->kprobe_status = KPROBE_HIT_SS;
-	kcb->saved_daif = regs->pstate & DAIF_MASK;
-	regs->pstate |= DAIF_MASK;
+	step_mask_exceptions(kcb, regs);
 	regs->pstate &= ~PSR_BTYPE_MASK;
 	instruction_pointer_set(regs, (unsigned long)p->ainsn.api.insn);
 }
@@ -267,6 +295,7 @@ static bool reenter(struct kprobe *p, struct kprobe_ctlblk *kcb,
 	kcb->outer.kp = kprobe_running();
 	kcb->outer.status = kcb->kprobe_status;
 	kcb->outer.daif = kcb->saved_daif;
+	kcb->outer.pmr = kcb->saved_pmr;
 	__this_cpu_write(current_kprobe, p);
 	kcb->kprobe_status = KPROBE_REENTER;
 	run_insn(p, kcb, regs);
@@ -328,7 +357,7 @@ int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
 	    instruction_pointer(regs) != (unsigned long)slot_end(p))
 		return DBG_HOOK_ERROR;
 
-	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
+	step_unmask_exceptions(kcb, regs);
 	instruction_pointer_set(regs, (unsigned long)(p->addr + 1));
 	finish_hit(p, kcb, regs);
 	return DBG_HOOK_HANDLED;
@@ -376,11 +405,12 @@ int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
 		return 0;
 
 	instruction_pointer_set(regs, (unsigned long)p->addr);
-	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
+	step_unmask_exceptions(kcb, regs);
 	if (kcb->kprobe_status == KPROBE_REENTER) {
 		__this_cpu_write(current_kprobe, kcb->outer.kp);
 		kcb->kprobe_status = kcb->outer.status;
 		kcb->saved_daif = kcb->outer.daif;
+		kcb->saved_pmr = kcb->outer.pmr;
 		return 0;
 	}
 	reset_current_kprobe();
