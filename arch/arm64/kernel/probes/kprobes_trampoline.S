@@ -15,6 +15,7 @@
  */
 
 #include <linux/linkage.h>
+#include <asm/alternative.h>
 #include <asm/asm-offsets.h>
 #include <asm/assembler.h>
 #include <asm/insn-def.h>
@@ -55,6 +56,22 @@
 	orr	\dst, \dst, \tmp
 	.endm
 
+/*
+ * What exception entry also gives a pt_regs at \base: not in a system
+ * call, and where pseudo-NMIs mask interrupts in the GIC, its live
+ * priority mask, which interrupts_enabled() reads with the DAIF bits.
+ */
+	.macro	kp_regs_rest base, xtmp, wtmp
+	mov	\wtmp, #NO_SYSCALL
+	str	\wtmp, [\base, #S_SYSCALLNO]
+#ifdef CONFIG_ARM64_PSEUDO_NMI
+alternative_if ARM64_HAS_GIC_PRIO_MASKING
+	mrs_s	\xtmp, SYS_ICC_PMR_EL1
+	str	\xtmp, [\base, #S_PMR_SAVE]
+alternative_else_nop_endif
+#endif
+	.endm
+
 SYM_CODE_START(__kretprobe_trampoline)
 	sub	sp, sp, #PT_REGS_SIZE
 	stp	x0, x1, [sp, #S_X0]
@@ -70,6 +87,7 @@ SYM_CODE_START(__kretprobe_trampoline)
 	adr	x10, __kretprobe_trampoline
 	kp_el1h_pstate x11, x12
 	stp	x10, x11, [sp, #S_PC]
+	kp_regs_rest sp, x12, w12
 
 	stp	x29, x10, [sp, #S_STACKFRAME]
 	add	x29, sp, #S_STACKFRAME
@@ -185,6 +203,7 @@ SYM_CODE_START(arch_kprobe_ftrace_caller)
 	sub	x11, x30, #AARCH64_INSN_SIZE
 	kp_el1h_pstate x12, x13
 	stp	x11, x12, [sp, #S_PC]
+	kp_regs_rest sp, x12, w12
 
 	/*
 	 * The caller's record {its fp, the return into it} above the
