@@ -163,6 +163,12 @@ const char *kprobe_x86_copyable(unsigned long addr, struct insn *insn, u8 *buf);
 bool kprobe_x86_batching(void);
 #ifdef CONFIG_OPTPROBES
 void kprobe_x86_opt_batch_end(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For kprobes_opt_kunit.c */
+bool kprobe_x86_jump_may_be_indirect(unsigned long func, unsigned long size,
+				     unsigned long target);
+void kprobe_x86_thunk_arrays(unsigned long starts[4]);
+#endif
 #else
 static inline void kprobe_x86_opt_batch_end(void) { }
 #endif

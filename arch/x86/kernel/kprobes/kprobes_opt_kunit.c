@@ -15,6 +15,7 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/objtool.h>
 #include <linux/preempt.h>
 #include <linux/ptrace.h>
 #include <linux/sizes.h>
@@ -27,6 +28,7 @@
 #include <asm/text-patching.h>
 
 #include "../../../../kernel/kprobes_internal.h"
+#include "common.h"
 #include "kprobes_opt_kunit.h"
 
 enum {
@@ -48,8 +50,6 @@ enum {
 	KPO_COLD,	/* the function's .cold part jumps inside the region */
 	KPO_COLD_IN,	/* a region inside a .cold part */
 	KPO_RETPOLINE,	/* a jump table through a retpoline thunk */
-	KPO_JUMP_THUNK,	/* ... through a call depth tracking jump thunk */
-	KPO_ITS_THUNK,	/* ... through an ITS thunk */
 	KPO_NAMELESS,	/* ... through code no symbol starts at */
 	KPO_NR
 };
@@ -62,24 +62,18 @@ static __used DEFINE_STATIC_KEY_FALSE(kpo_jl_key);
 static __used DEFINE_STATIC_KEY_FALSE(kpo_jlt_key);
 
 /*
- * The thunks an indirect jump may go through once the boot code has
- * patched it.  Where the kernel has no such thunk, the function jumps
- * through the nameless one instead, and its case is skipped.
+ * An indirect jump as the compiler writes it with retpolines, which objtool
+ * lists for the boot code to patch (to "jmp *%rdx", or to another flavour
+ * of thunk).  The other flavours cannot be jumped to from here: objtool
+ * would list such a jump too, and the boot code does not expect them
+ * (opt_jump_out_classified() checks those).  Without retpolines, the
+ * function jumps through the nameless thunk instead, and its case is
+ * skipped.
  */
 #ifdef CONFIG_MITIGATION_RETPOLINE
 #define KPO_RETPOLINE_THUNK	"__x86_indirect_thunk_rdx"
 #else
 #define KPO_RETPOLINE_THUNK	".Lkpo_nameless_thunk"
-#endif
-#ifdef CONFIG_MITIGATION_CALL_DEPTH_TRACKING
-#define KPO_JUMP_THUNK_NAME	"__x86_indirect_jump_thunk_rdx"
-#else
-#define KPO_JUMP_THUNK_NAME	".Lkpo_nameless_thunk"
-#endif
-#ifdef CONFIG_MITIGATION_ITS
-#define KPO_ITS_THUNK_NAME	"__x86_indirect_its_thunk_rdx"
-#else
-#define KPO_ITS_THUNK_NAME	".Lkpo_nameless_thunk"
 #endif
 
 /*
@@ -336,11 +330,10 @@ asm(".pushsection .text, \"ax\"\n"
 	".size kpo_cold.cold, .-kpo_cold.cold\n"
 
 	KPO_THUNKED("kpo_retpoline", KPO_RETPOLINE_THUNK)
-	KPO_THUNKED("kpo_jump_thunk", KPO_JUMP_THUNK_NAME)
-	KPO_THUNKED("kpo_its_thunk", KPO_ITS_THUNK_NAME)
 	KPO_THUNKED("kpo_nameless", ".Lkpo_nameless_thunk")
 
 	/* an indirect jump that no symbol starts at, like an ITS thunk made at boot */
+	".globl kpo_nameless_host\n"
 	".type kpo_nameless_host, @function\n"
 	"kpo_nameless_host:\n\t"
 	"ret\n"
@@ -381,10 +374,17 @@ asm(".pushsection .text, \"ax\"\n"
 	".long .Lkpo_cold - kpo_cold\n\t"
 	".long .Lkpo_cold_in - kpo_cold\n\t"
 	".long .Lkpo_retpoline - kpo_retpoline\n\t"
-	".long .Lkpo_jump_thunk - kpo_jump_thunk\n\t"
-	".long .Lkpo_its_thunk - kpo_its_thunk\n\t"
 	".long .Lkpo_nameless - kpo_nameless\n"
 	".popsection\n");
+
+/*
+ * The jump-table functions jump into the middle of kpo_nameless_host(),
+ * as code patched at boot may reach a thunk no symbol names: a shape
+ * objtool does not follow, and need not, since nothing unwinds them.
+ */
+STACK_FRAME_NON_STANDARD(kpo_retpoline);
+STACK_FRAME_NON_STANDARD(kpo_nameless);
+STACK_FRAME_NON_STANDARD(kpo_nameless_host);
 
 static void *const kpo_funcs[KPO_NR] = {
 	[KPO_PLAIN] = kpo_plain,	[KPO_PLAIN_2] = kpo_plain,
@@ -396,7 +396,6 @@ static void *const kpo_funcs[KPO_NR] = {
 	[KPO_REGS] = kpo_regs,		[KPO_LONG] = kpo_long,
 	[KPO_JLT] = kpo_jlt,		[KPO_COLD] = kpo_cold,
 	[KPO_COLD_IN] = kpo_cold,	[KPO_RETPOLINE] = kpo_retpoline,
-	[KPO_JUMP_THUNK] = kpo_jump_thunk, [KPO_ITS_THUNK] = kpo_its_thunk,
 	[KPO_NAMELESS] = kpo_nameless,
 };
 
@@ -798,8 +797,6 @@ static u32 kpo_call_call(void) { return kpo_call(1); }
 static u32 kpo_call_jlt(void) { return kpo_jlt(1); }
 static u32 kpo_call_cold(void) { return kpo_cold(1) + kpo_cold(0); }
 static u32 kpo_call_retpoline(void) { return kpo_retpoline(1) + kpo_retpoline(~0u); }
-static u32 kpo_call_jump_thunk(void) { return kpo_jump_thunk(1) + kpo_jump_thunk(~0u); }
-static u32 kpo_call_its_thunk(void) { return kpo_its_thunk(1) + kpo_its_thunk(~0u); }
 static u32 kpo_call_nameless(void) { return kpo_nameless(1) + kpo_nameless(~0u); }
 
 static const struct kpo_refusal kpo_refusals[] = {
@@ -818,11 +815,6 @@ static const struct kpo_refusal kpo_refusals[] = {
 	/* x + 3 for x = 1; for x = ~0, 2 more from the second add again */
 	{ "a jump table through a retpoline thunk", KPO_RETPOLINE,
 	  kpo_call_retpoline, 8, KPO_NEEDS(CONFIG_MITIGATION_RETPOLINE) },
-	{ "a jump table through a call depth tracking thunk", KPO_JUMP_THUNK,
-	  kpo_call_jump_thunk, 8,
-	  KPO_NEEDS(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) },
-	{ "a jump table through an ITS thunk", KPO_ITS_THUNK,
-	  kpo_call_its_thunk, 8, KPO_NEEDS(CONFIG_MITIGATION_ITS) },
 	{ "a jump table through nameless code", KPO_NAMELESS,
 	  kpo_call_nameless, 8 },
 };
@@ -861,6 +853,42 @@ static void opt_jump_label_site_works(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpo_jlt(1), 3u);
 	static_branch_disable(&kpo_jlt_key);
 	KUNIT_EXPECT_EQ(test, kpo_jlt(1), 4u);
+}
+
+/*
+ * A direct jump out of a function may be an indirect one in disguise: one
+ * into any of the kernel's thunk arrays, or into code no symbol starts
+ * at (a thunk made at boot), counts as one; one to a symbol's start (a
+ * tail call, a return through the return thunk) or into the function's
+ * .cold part does not.
+ */
+static void opt_jump_out_classified(struct kunit *test)
+{
+	static const char *const arrays[] = {
+		"retpoline", "call depth jump", "call depth call", "ITS",
+	};
+	unsigned long f = (unsigned long)kpo_plain, starts[4];
+	int i, seen = 0;
+
+	KUNIT_EXPECT_FALSE(test, kprobe_x86_jump_may_be_indirect(f, 1,
+			(unsigned long)kpo_other));
+	KUNIT_EXPECT_TRUE(test, kprobe_x86_jump_may_be_indirect(f, 1,
+			(unsigned long)kpo_other + 1));
+	KUNIT_EXPECT_FALSE(test, kprobe_x86_jump_may_be_indirect(f, 1,
+			(unsigned long)kpo_at(KPO_COLD_IN) + 3));
+	KUNIT_EXPECT_TRUE(test, kprobe_x86_jump_may_be_indirect(f, 1,
+			(unsigned long)kpo_nameless_host + 1));
+	kprobe_x86_thunk_arrays(starts);
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		if (!starts[i])
+			continue;
+		seen++;
+		/* the thunk for rdx, the third, as a jump table's would be */
+		KUNIT_EXPECT_TRUE_MSG(test, kprobe_x86_jump_may_be_indirect(f, 1,
+				      starts[i] + 2 * (i == 3 ? 64 : 32)),
+				      "the %s thunks", arrays[i]);
+	}
+	kunit_info(test, "%d thunk arrays in this kernel", seen);
 }
 
 /*
@@ -999,6 +1027,7 @@ static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(opt_probe_in_region),
 	KUNIT_CASE_PARAM(opt_region_refused, kpo_refusal_gen_params),
 	KUNIT_CASE(opt_jump_label_site_works),
+	KUNIT_CASE(opt_jump_out_classified),
 	KUNIT_CASE(opt_sysctl_switch),
 	KUNIT_CASE(opt_kretprobe_entry),
 	KUNIT_CASE_SLOW(opt_waits_for_running_task),

@@ -27,8 +27,7 @@ u32 kpo_jlt(u32 x);		/* x + 3, or x + 2 with the key on */
 u32 kpo_cold(u32 x);		/* x ? x + 3 : 102 */
 /* x + 3; x == ~0 also jumps back into the body through a thunk: 4 */
 u32 kpo_retpoline(u32 x);
-u32 kpo_jump_thunk(u32 x);
-u32 kpo_its_thunk(u32 x);
 u32 kpo_nameless(u32 x);
+void kpo_nameless_host(void);	/* its second byte: a nameless thunk */
 
 #endif /* _X86_KPROBES_OPT_KUNIT_H */

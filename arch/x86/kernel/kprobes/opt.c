@@ -45,6 +45,8 @@
 #include <linux/string.h>
 #include <linux/unaligned.h>
 
+#include <kunit/visibility.h>
+
 #include <asm/cpufeature.h>
 #include <asm/nospec-branch.h>
 #include <asm/segment.h>
@@ -366,6 +368,49 @@ static bool kpx_jump_may_be_indirect(struct kpx_scan *scan,
 	return lookup_symbol_name(target - offset, name) ||
 	       !strstr(name, ".cold");
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * kprobe_x86_jump_may_be_indirect() - the optimizer's view of a jump out
+ * @func: start of the function the jump is in
+ * @size: the function's size
+ * @target: where the jump goes
+ *
+ * For the KUnit suite, which cannot place a direct jump to every kind of
+ * thunk in its own code: objtool takes such a jump for a retpoline site.
+ *
+ * Return: true when the jump counts as a possible indirect one.
+ */
+bool kprobe_x86_jump_may_be_indirect(unsigned long func, unsigned long size,
+				     unsigned long target)
+{
+	struct kpx_scan scan = { .start = func, .end = func + size };
+
+	return kpx_jump_may_be_indirect(&scan, target);
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_x86_jump_may_be_indirect);
+
+/**
+ * kprobe_x86_thunk_arrays() - the indirect-branch thunk arrays of this kernel
+ * @starts: gets each array's start, or 0 where the kernel has none: the
+ *	retpoline thunks, call depth tracking's jump and call thunks, and
+ *	the ITS thunks
+ *
+ * For the KUnit suite: the arrays are not exported to modules.
+ */
+void kprobe_x86_thunk_arrays(unsigned long starts[4])
+{
+	starts[0] = IS_ENABLED(CONFIG_MITIGATION_RETPOLINE) ?
+		    (unsigned long)__x86_indirect_thunk_array : 0;
+	starts[1] = IS_ENABLED(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) ?
+		    (unsigned long)__x86_indirect_jump_thunk_array : 0;
+	starts[2] = IS_ENABLED(CONFIG_MITIGATION_CALL_DEPTH_TRACKING) ?
+		    (unsigned long)__x86_indirect_call_thunk_array : 0;
+	starts[3] = IS_ENABLED(CONFIG_MITIGATION_ITS) ?
+		    (unsigned long)__x86_indirect_its_thunk_array : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_x86_thunk_arrays);
+#endif
 
 static void kpx_scan_free(struct kpx_scan *scan)
 {
