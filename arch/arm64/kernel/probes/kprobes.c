@@ -204,8 +204,8 @@ void arch_remove_kprobe(struct kprobe *p)
  * so too: irqs_disabled() reads only the mask, and the fault path would
  * otherwise take a fault in the slot for one in preemptible code.
  */
-static void step_mask_exceptions(struct kprobe_ctlblk *kcb,
-				 struct pt_regs *regs)
+static nokprobe_inline void step_mask_exceptions(struct kprobe_ctlblk *kcb,
+						  struct pt_regs *regs)
 {
 	kcb->saved_daif = regs->pstate & DAIF_MASK;
 	regs->pstate |= DAIF_MASK;
@@ -214,17 +214,15 @@ static void step_mask_exceptions(struct kprobe_ctlblk *kcb,
 		regs->pmr_save = GIC_PRIO_IRQON | GIC_PRIO_PSR_I_SET;
 	}
 }
-NOKPROBE_SYMBOL(step_mask_exceptions);
 
 /* The probed context's masks back in @regs, once the step is over. */
-static void step_unmask_exceptions(struct kprobe_ctlblk *kcb,
-				   struct pt_regs *regs)
+static nokprobe_inline void step_unmask_exceptions(struct kprobe_ctlblk *kcb,
+						    struct pt_regs *regs)
 {
 	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
 	if (system_uses_irq_prio_masking())
 		regs->pmr_save = kcb->saved_pmr;
 }
-NOKPROBE_SYMBOL(step_unmask_exceptions);
 
 /* The post_handler, once the instruction has run; ends the hit. */
 static void finish_hit(struct kprobe *p, struct kprobe_ctlblk *kcb,
