@@ -107,14 +107,18 @@ static nokprobe_inline void kpf_site_hit(struct kprobe *p, unsigned long site,
  */
 void notrace arm64_kprobe_ftrace_hit(struct pt_regs *regs)
 {
-	unsigned long site = instruction_pointer(regs);
-	struct kprobe *p;
+	unsigned long site = instruction_pointer(regs), addr;
+	struct kprobe *p, *hint;
 
 	preempt_disable_notrace();
+	/* The only armed site's probe knows its address: no text read. */
+	hint = READ_ONCE(kprobe_ftrace_direct_only);
+	if (hint && hint->ainsn.ftrace_site == site)
+		addr = (unsigned long)hint->addr;
+	else
+		addr = arm64_kprobe_ftrace_addr(site);
 	/* x9 holds the caller's return address (the site's MOV X9, X30) */
-	p = kprobe_ftrace_hit_probe(arm64_kprobe_ftrace_addr(site),
-				    regs->regs[9],
-				    READ_ONCE(kprobe_ftrace_direct_only));
+	p = kprobe_ftrace_hit_probe(addr, regs->regs[9], hint);
 	if (p)
 		kpf_site_hit(p, site, regs);
 	else	/* the site is a NOP to the function */
