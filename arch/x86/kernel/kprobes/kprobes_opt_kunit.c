@@ -24,6 +24,7 @@
 #include <linux/vmalloc.h>
 
 #include <asm/asm.h>
+#include <asm/nospec-branch.h>
 #include <asm/processor-flags.h>
 #include <asm/text-patching.h>
 
@@ -862,30 +863,34 @@ static void opt_jump_label_site_works(struct kunit *test)
  * tail call, a return through the return thunk) or into the function's
  * .cold part does not.
  */
+/* Does a jump from kpo_plain() to @to count as a possible indirect one? */
+static bool kpo_jump_from_plain(unsigned long to)
+{
+	return kprobe_x86_jump_may_be_indirect((unsigned long)kpo_plain, 1, to);
+}
+
 static void opt_jump_out_classified(struct kunit *test)
 {
 	static const char *const arrays[] = {
 		"retpoline", "call depth jump", "call depth call", "ITS",
 	};
-	unsigned long f = (unsigned long)kpo_plain, starts[4];
+	unsigned long starts[4], rdx;
 	int i, seen = 0;
 
-	KUNIT_EXPECT_FALSE(test, kprobe_x86_jump_may_be_indirect(f, 1,
-			(unsigned long)kpo_other));
-	KUNIT_EXPECT_TRUE(test, kprobe_x86_jump_may_be_indirect(f, 1,
-			(unsigned long)kpo_other + 1));
-	KUNIT_EXPECT_FALSE(test, kprobe_x86_jump_may_be_indirect(f, 1,
-			(unsigned long)kpo_at(KPO_COLD_IN) + 3));
-	KUNIT_EXPECT_TRUE(test, kprobe_x86_jump_may_be_indirect(f, 1,
-			(unsigned long)kpo_nameless_host + 1));
+	KUNIT_EXPECT_FALSE(test, kpo_jump_from_plain((unsigned long)kpo_other));
+	KUNIT_EXPECT_TRUE(test, kpo_jump_from_plain((unsigned long)kpo_other + 1));
+	KUNIT_EXPECT_FALSE(test,
+			   kpo_jump_from_plain((unsigned long)kpo_at(KPO_COLD_IN) + 3));
+	KUNIT_EXPECT_TRUE(test,
+			  kpo_jump_from_plain((unsigned long)kpo_nameless_host + 1));
 	kprobe_x86_thunk_arrays(starts);
 	for (i = 0; i < ARRAY_SIZE(starts); i++) {
 		if (!starts[i])
 			continue;
 		seen++;
 		/* the thunk for rdx, the third, as a jump table's would be */
-		KUNIT_EXPECT_TRUE_MSG(test, kprobe_x86_jump_may_be_indirect(f, 1,
-				      starts[i] + 2 * (i == 3 ? 64 : 32)),
+		rdx = starts[i] + 2 * (i == 3 ? ITS_THUNK_SIZE : RETPOLINE_THUNK_SIZE);
+		KUNIT_EXPECT_TRUE_MSG(test, kpo_jump_from_plain(rdx),
 				      "the %s thunks", arrays[i]);
 	}
 	kunit_info(test, "%d thunk arrays in this kernel", seen);
