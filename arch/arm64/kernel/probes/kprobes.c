@@ -204,8 +204,8 @@ void arch_remove_kprobe(struct kprobe *p)
  * so too: irqs_disabled() reads only the mask, and the fault path would
  * otherwise take a fault in the slot for one in preemptible code.
  */
-static nokprobe_inline void step_mask_exceptions(struct kprobe_ctlblk *kcb,
-						  struct pt_regs *regs)
+static nokprobe_inline void
+step_mask_exceptions(struct kprobe_ctlblk *kcb, struct pt_regs *regs)
 {
 	kcb->saved_daif = regs->pstate & DAIF_MASK;
 	regs->pstate |= DAIF_MASK;
@@ -216,8 +216,8 @@ static nokprobe_inline void step_mask_exceptions(struct kprobe_ctlblk *kcb,
 }
 
 /* The probed context's masks back in @regs, once the step is over. */
-static nokprobe_inline void step_unmask_exceptions(struct kprobe_ctlblk *kcb,
-						    struct pt_regs *regs)
+static nokprobe_inline void
+step_unmask_exceptions(struct kprobe_ctlblk *kcb, struct pt_regs *regs)
 {
 	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
 	if (system_uses_irq_prio_masking())
