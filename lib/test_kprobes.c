@@ -2090,7 +2090,7 @@ static struct ftrace_ops ftrace_join_blocker = {
 static void ftrace_batch_refused(struct kunit *test)
 {
 #ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
-	kunit_skip(test, "no IPMODIFY here; a taken site is the arch suite's (ftrace_direct_shared)");
+	kunit_skip(test, "no IPMODIFY here; see ftrace_direct_shared");
 #else
 	struct site_probe *a = site_probe_at(test, FTRACE_SITE_1, true);
 	struct site_probe *b = site_probe_at(test, FTRACE_SITE_2, true);
@@ -2123,7 +2123,7 @@ static void ftrace_batch_refused(struct kunit *test)
 static void ftrace_join_refused_leaves_no_post_handler(struct kunit *test)
 {
 #ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
-	kunit_skip(test, "no IPMODIFY here; a taken site is the arch suite's (ftrace_direct_shared)");
+	kunit_skip(test, "no IPMODIFY here; see ftrace_direct_shared");
 #else
 	struct site_probe *a = site_probe_at(test, FTRACE_SITE_1, false);
 	struct site_probe *b = site_probe_at(test, FTRACE_SITE_1, true);
