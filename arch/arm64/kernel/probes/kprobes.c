@@ -224,6 +224,15 @@ step_unmask_exceptions(struct kprobe_ctlblk *kcb, struct pt_regs *regs)
 		regs->pmr_save = kcb->saved_pmr;
 }
 
+/* A reentered hit is over: the probe it interrupted is current again. */
+static nokprobe_inline void resume_outer(struct kprobe_ctlblk *kcb)
+{
+	__this_cpu_write(current_kprobe, kcb->outer.kp);
+	kcb->kprobe_status = kcb->outer.status;
+	kcb->saved_daif = kcb->outer.daif;
+	kcb->saved_pmr = kcb->outer.pmr;
+}
+
 /* The post_handler, once the instruction has run; ends the hit. */
 static void finish_hit(struct kprobe *p, struct kprobe_ctlblk *kcb,
 		       struct pt_regs *regs)
@@ -232,10 +241,7 @@ static void finish_hit(struct kprobe *p, struct kprobe_ctlblk *kcb,
 	kprobe_post_handler_t post = READ_ONCE(p->post_handler);
 
 	if (kcb->kprobe_status == KPROBE_REENTER) {
-		__this_cpu_write(current_kprobe, kcb->outer.kp);
-		kcb->kprobe_status = kcb->outer.status;
-		kcb->saved_daif = kcb->outer.daif;
-		kcb->saved_pmr = kcb->outer.pmr;
+		resume_outer(kcb);
 		return;
 	}
 	if (post) {
@@ -405,10 +411,7 @@ int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
 	instruction_pointer_set(regs, (unsigned long)p->addr);
 	step_unmask_exceptions(kcb, regs);
 	if (kcb->kprobe_status == KPROBE_REENTER) {
-		__this_cpu_write(current_kprobe, kcb->outer.kp);
-		kcb->kprobe_status = kcb->outer.status;
-		kcb->saved_daif = kcb->outer.daif;
-		kcb->saved_pmr = kcb->outer.pmr;
+		resume_outer(kcb);
 		return 0;
 	}
 	reset_current_kprobe();
