@@ -261,15 +261,14 @@ static int kprobe_ftrace_trap(struct kprobe *p)
 {
 	int ret;
 
+	guard(kprobe_text)();
 	if (!(p->flags & KPROBE_FLAG_FTRACE_TRAP_READY)) {
-		scoped_guard(kprobe_text)
-			ret = arch_prepare_kprobe(p);
+		ret = arch_prepare_kprobe(p);
 		if (ret)
 			return ret;
 		p->flags |= KPROBE_FLAG_FTRACE_TRAP_READY;
 	}
-	scoped_guard(kprobe_text)
-		arch_arm_kprobe(p);
+	arch_arm_kprobe(p);
 	p->flags |= KPROBE_FLAG_FTRACE_TRAP;
 	return 0;
 }
