@@ -22,10 +22,16 @@ that provokes a splat on purpose prints "# kp-expect-splat: KIND" before
 and "# kp-expect-splat-end" after.  Between the two, splat lines of that
 KIND (one of EXPECTABLE) are accepted; the window fails if none appears,
 and any other splat fails the run as it would anywhere else.
+
+The total ("ktap.py total") holds every skip to the expected-skip list of
+its arch (harness/expected-skips/ARCH, see load_skip_list()): a skip the
+list does not name is a failure.  See expected_skips() for which runs the
+lists cover.
 """
 
 import argparse
 import json
+import os
 import re
 import sys
 
@@ -369,6 +375,133 @@ def cmd_failure(a):
     return 0
 
 
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+SKIPS_DIR = os.path.join(ROOT, 'harness', 'expected-skips')
+# What a list entry's "[QUALIFIER]" restricts it to: the debug config
+# (harness/config/debug.config, "harness/kp test --debug" and every stress
+# run), or the default one (every other run, kunit.py's included).
+QUALIFIERS = {'debug': True, 'nodebug': False}
+SKIP_ENTRY = re.compile(r'^(?:\[(?P<qual>[^\]]*)\]\s*)?'
+                        r'(?P<name>.*?)\s+--(?:\s+(?P<reason>.*?))?\s*$')
+# A run's label (harness/lib/guest.sh, run_name(); the W=1 check's is
+# "project-ARCH"): VARIANT-ARCH[-debug][-JOB], or kunit.py's "kunit.py-ARCH".
+RUN_LABEL = re.compile(r'^(?P<variant>project|base)-(?P<arch>[^-]+)(?P<debug>-debug)?(?:-.+)?$')
+KUNITPY_LABEL = re.compile(r'^kunit\.py-(?P<arch>[^-]+)$')
+
+
+class SkipEntry:
+    def __init__(self, name, reason, debug, line):
+        # debug: True or False where a qualifier restricts the entry to the
+        # debug or the default config, None where it holds for both.
+        self.name, self.reason, self.debug, self.line = name, reason, debug, line
+
+
+def load_skip_list(path):
+    """An expected-skip list: case name -> SkipEntry.  Each line is
+    "[QUALIFIER] NAME -- REASON" (the qualifier optional, see QUALIFIERS),
+    NAME being the case's name without its "LABEL:"; "#" starts a comment
+    line.  Raises ValueError, naming the line, on a line without a reason,
+    an unknown qualifier or a name listed twice."""
+    entries = {}
+    with open(path) as f:
+        for no, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith('#'):
+                continue
+            m = SKIP_ENTRY.match(line)
+            if not m or not m.group('name') or not m.group('reason'):
+                raise ValueError(f'{path}, line {no}: not "[QUALIFIER] CASE -- REASON" '
+                                 f'with a reason: {line}')
+            qual = m.group('qual')
+            if qual is not None and qual not in QUALIFIERS:
+                raise ValueError(f'{path}, line {no}: unknown qualifier [{qual}] '
+                                 f'(known: {", ".join(QUALIFIERS)})')
+            name = m.group('name')
+            if name in entries:
+                raise ValueError(f'{path}, line {no}: "{name}" is listed already, '
+                                 f'at line {entries[name].line}')
+            entries[name] = SkipEntry(name, m.group('reason'),
+                                      None if qual is None else QUALIFIERS[qual], no)
+    return entries
+
+
+def run_of(label):
+    """(kind, arch, debug) of a result label: kind is "project", "base",
+    "kunit.py", or None for what runs on no arch (the harness's self-tests,
+    the host's documentation checks)."""
+    m = RUN_LABEL.match(label)
+    if m:
+        return m.group('variant'), m.group('arch'), bool(m.group('debug'))
+    m = KUNITPY_LABEL.match(label)
+    if m:
+        return 'kunit.py', m.group('arch'), False
+    return None, None, False
+
+
+def shown(path):
+    """A path as the messages name it: from the top of the repository."""
+    rel = os.path.relpath(path, ROOT)
+    return path if rel.startswith('..') else rel
+
+
+def expected_skips(cases, skips_dir=SKIPS_DIR):
+    """The cases, with each skip that its arch's list does not expect
+    turned into a failure that says what to do.  A skip that is expected
+    stays a skip (counted and named as one), not a pass.
+
+    The lists are the project's: they hold the project's runs (test,
+    tools, stress, W=1) and kunit.py's to the design facts of each arch.
+    A base run (--base) is exempt: it runs our suites on the unmodified
+    kernel, which lacks what they test, so that its skips show what the
+    base does not have; it is a reference beside the project, never the
+    verdict on it.  A skip in a run of no arch (the harness's self-tests,
+    the host checks) has no list to be on, and fails."""
+    lists = {}
+    out = []
+    for c in cases:
+        if c.status != 'skip':
+            out.append(c)
+            continue
+        label, _, name = c.name.partition(':')
+        kind, arch, debug = run_of(label)
+        if kind == 'base':
+            out.append(c)
+            continue
+        skipped = f'skipped ({c.why})' if c.why else 'skipped (no reason given)'
+        if kind is None:
+            out.append(Case(c.name, 'fail', f'{skipped}, and "{label}" is no run of an arch: '
+                            'no expected-skip list covers it (harness/expected-skips/ '
+                            'holds one per arch); make it run, or remove the case'))
+            continue
+        path = os.path.join(skips_dir, arch)
+        if arch not in lists:
+            try:
+                lists[arch] = load_skip_list(path)
+            except FileNotFoundError:
+                lists[arch] = {}
+            except (OSError, ValueError) as e:
+                lists[arch] = {}
+                out.append(Case(f'expected-skips:{arch}', 'fail', f'unreadable list: {e}'))
+        entry = lists[arch].get(name)
+        config = 'debug' if debug else 'default'
+        if entry and entry.debug in (None, debug):
+            out.append(c)
+            continue
+        if entry:
+            why = (f'{shown(path)} expects it only on the '
+                   f'{"debug" if entry.debug else "default"} config (line {entry.line}), '
+                   f'and this run has the {config} one')
+        else:
+            why = f'{shown(path)} does not list "{name}"'
+        out.append(Case(c.name, 'fail', f'{skipped}, and this skip is not expected on {arch}: '
+                        f'{why}.  Fix the kernel or the test so that the case runs; '
+                        f'or, only if the skip is a design fact of {arch} or of its {config} '
+                        f'config, add it to {shown(path)} with its reason, as '
+                        f'"{name} -- WHY." (with "[nodebug]" or "[debug]" first if it holds '
+                        'for that config only)'))
+    return out
+
+
 def cmd_total(a):
     cases = []
     for path in a.files:
@@ -377,6 +510,7 @@ def cmd_total(a):
                 cases += [Case(d['name'], d['status'], d['why']) for d in json.load(fp)]
         except (OSError, ValueError) as e:
             cases.append(Case(path, 'fail', f'no results: {e}'))
+    cases = expected_skips(cases, a.expected_skips)
     p, f, s = counts(cases)
     print()
     print('Summary:')
@@ -503,6 +637,8 @@ def main():
     p.set_defaults(fn=cmd_kunitpy)
     p = sub.add_parser('total')
     p.add_argument('files', nargs='*')
+    p.add_argument('--expected-skips', default=SKIPS_DIR, metavar='DIR',
+                   help='the expected-skip lists, one file per arch (default: %(default)s)')
     p.set_defaults(fn=cmd_total)
     a = ap.parse_args()
     return a.fn(a)
