@@ -1,11 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Print the benchmark table from the base's and the project's consoles."""
+"""Print the benchmark table from the base's and the project's consoles.
+
+Every figure is held to its line's hit count: a probe that missed hits
+(or hit twice) would otherwise look faster (or slower) than it is.  A
+row whose kind did not count the hits it must (expected_hits()) is
+printed as failed, on either side, with what went wrong below the table,
+and the exit status is 1.
+"""
 
 import re
 import sys
 
 LINE = re.compile(r'kpbench: kind=(?P<kind>\S+) (?P<rest>.*)$')
+# harness/modules/kpbench/kpbench.c: the timed loop's calls of the target.
+NR_CALLS = 100000
 ROWS = [
     ('entry', 'per_hit', 'function entry (the ftrace site on x86)'),
     ('int3', 'per_hit', 'breakpoint in the body, pre_handler, optimization off'),
@@ -46,11 +55,34 @@ def read(path):
     return found
 
 
+def expected_hits(kind):
+    """The hits= a kind's line must report.  kpbench.c's report() gives
+    the probe's hits over one pass of the timed loop (the count over its
+    NR_REPEAT passes, divided), and each pass calls the target NR_CALLS
+    times: one hit per call, for every kind.  The kretprobe kinds count
+    returns, one per call too.  The batch kinds' register_us and
+    unregister_us come from the same line, measured around the same
+    probe's hits: a wrong count fails them too, since the probes of that
+    batch did not behave as registered."""
+    return NR_CALLS
+
+
+def hits_problem(d, kind):
+    """What is wrong with a line's hits=, or None."""
+    want = expected_hits(kind)
+    if 'hits' not in d:
+        return f'kind={kind}: no hits=, expected {want}'
+    if d['hits'] != str(want):
+        return (f'kind={kind}: hits={d["hits"]}, expected {want} '
+                f'(one per call of the timed loop, NR_CALLS in kpbench.c)')
+    return None
+
+
 def cell(data, kind, key):
     d = data.get(kind)
     if d is None:
         return None, 'missing'
-    if 'failed' in d:
+    if 'failed' in d or hits_problem(d, kind):
         return None, 'failed'
     value = float(d[key])
     if key.endswith('_us'):
@@ -79,6 +111,18 @@ def main(base_log, proj_log, header):
         mode = f'{bm}/{pm}' if key == 'per_hit' else ''
         print(fmt.format(label, bs, ps, ch, mode))
     print()
+    # Why a row failed: the module's own message, or the hits it counted.
+    for name, data in (('base', base), ('project', proj)):
+        for kind in dict.fromkeys(k for k, _, _ in ROWS):
+            d = data.get(kind)
+            if d is None:
+                why = f'kind={kind}: no "kpbench: kind={kind}" line in its console'
+            elif 'failed' in d:
+                why = f'kind={kind} {d["failed"]}'
+            else:
+                why = hits_problem(d, kind)
+            if why:
+                print(f'FAILED {name}: {why}')
     # The crowded hit next to the lone one: what a big table costs a hit.
     for name, data in (('base', base), ('project', proj)):
         one, _ = cell(data, 'int3', 'per_hit')

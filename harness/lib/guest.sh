@@ -321,7 +321,11 @@ run_bench() {
 			logs+=("$KP_CONSOLE")
 		done
 		out=$KP_HARNESS/bench/$a.txt
-		bench_table "$a" "${logs[0]}" "${logs[1]}" "$desc" | tee "$out"
+		# A failed row (bench.py prints why under the table) leaves the
+		# committed table as it was; the failed one stays in out/logs.
+		bench_table "$a" "${logs[0]}" "${logs[1]}" "$desc" | tee "$KP_RESULTS/bench-$a.txt" ||
+			die "$a: a row of the benchmark failed (FAILED above); ${out#"$KP_ROOT"/} is left as it was, the table is in ${KP_RESULTS#"$KP_ROOT"/}/bench-$a.txt"
+		cp "$KP_RESULTS/bench-$a.txt" "$out"
 		stage "table written to ${out#"$KP_ROOT"/}"
 	done
 }

@@ -16,11 +16,13 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
+import bench  # noqa: E402
 import ktap  # noqa: E402
 import matrix_scan  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
 KTAP = os.path.join(HERE, '..', 'lib', 'ktap.py')
+BENCH = os.path.join(HERE, '..', 'lib', 'bench.py')
 
 
 def fixture(name):
@@ -587,6 +589,66 @@ class ExpectedSkips(unittest.TestCase):
         failed = {c.name for c in cases if c.status == 'fail'}
         self.assertEqual(failed, self.UNLISTED)
         self.assertTrue(all(c.status == 'skip' for c in cases if c.name not in failed))
+
+
+class BenchHits(unittest.TestCase):
+    """bench.py: every timed row's hits= is what its kind must count."""
+    BASE = fixture('bench-base-arm64.console.log')
+    PROJ = fixture('bench-project-arm64.console.log')
+
+    def table(self, base=BASE, proj=PROJ, edit_base=None, edit_proj=None):
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for path, edit, side in ((base, edit_base, 'base'), (proj, edit_proj, 'project')):
+                with open(path) as f:
+                    text = f.read()
+                paths.append(os.path.join(d, side + '.console.log'))
+                with open(paths[-1], 'w') as f:
+                    f.write(edit(text) if edit else text)
+            r = subprocess.run([sys.executable, BENCH] + paths + ['# header'],
+                               capture_output=True, text=True)
+        return r.returncode, r.stdout + r.stderr
+
+    def test_recorded_consoles_pass(self):
+        rc, out = self.table()
+        self.assertEqual(rc, 0, out)
+        self.assertNotIn('failed', out)
+        self.assertIn('breakpoint in the body, pre_handler, optimization off'
+                      '      519.91     371.63   -28.5%  brk/brk', out)
+
+    def test_wrong_hits_fail(self):
+        rc, out = self.table(proj=fixture('bench-project-arm64-bad-hits.console.log'))
+        self.assertEqual(rc, 1, out)
+        self.assertRegex(out, r'breakpoint in the body, pre_handler, optimization off'
+                              r' +519\.91 +failed ')
+        self.assertIn('project: kind=int3: hits=99999, expected 100000', out)
+
+    def test_wrong_hits_fail_every_row_of_the_kind_on_either_side(self):
+        rc, out = self.table(edit_base=lambda t: t.replace(
+            'kind=crowd mode=brk hits=100000', 'kind=crowd mode=brk hits=0'))
+        self.assertEqual(rc, 1, out)
+        self.assertIn('base: kind=crowd: hits=0, expected 100000', out)
+        for label in ('breakpoint, 4096 other probes registered after it',
+                      'register_kprobes(4096 nops in one function), ms',
+                      'unregister_kprobes(the same 4096), ms'):
+            self.assertRegex(out, '\n' + label.replace('(', r'\(').replace(')', r'\)')
+                             + r' +failed ', label)
+
+    def test_missing_hits_fail(self):
+        rc, out = self.table(edit_proj=lambda t: t.replace(
+            'kind=load mode=brk hits=100000 ', 'kind=load mode=brk '))
+        self.assertEqual(rc, 1, out)
+        self.assertIn('project: kind=load: no hits=, expected 100000', out)
+
+    def test_expected_hits_match_kpbench(self):
+        # Every kind reports the hits of one pass of the timed loop:
+        # NR_CALLS calls, each hitting the probe once.
+        with open(os.path.join(ROOT, 'harness', 'modules', 'kpbench', 'kpbench.c')) as f:
+            src = f.read()
+        self.assertIn(f'#define NR_CALLS\t{bench.NR_CALLS}\n', src)
+        self.assertEqual(src.count('_hits / NR_REPEAT'), 3)
+        for kind, _, _ in bench.ROWS:
+            self.assertEqual(bench.expected_hits(kind), bench.NR_CALLS, kind)
 
 
 def run_script(test, name):
