@@ -570,9 +570,6 @@ class ExpectedSkips(unittest.TestCase):
     # run, and an arm64 --debug run of the KUnit suites) that no list
     # holds, on purpose: each must fail until its cause is fixed.
     UNLISTED = {
-        # Jump optimization on x86_64 must run, whatever the config.
-        'project-x86_64-test:kunit/kprobes_x86_opt/opt_region_refused/'
-        'a jump table through a retpoline thunk',
         # Not explained yet.
         'project-riscv64-test:kselftest/selftests: kprobes: kprobes_badinput.sh/'
         'event: entry text: p:kst/bad 0x',

@@ -15,6 +15,25 @@ exec /bin/busybox timeout "$@"
 SHIM
 chmod 755 /usr/bin/timeout
 
+# The kselftest skips, as kselftests do, on a kernel without the debugfs
+# list or the sysctl.  Every harness kernel has the list, and x86_64's has
+# the sysctl by design: here their absence fails.
+sysctl_present() {
+	[ -e /proc/sys/debug/kprobes-optimization ] && return 0
+	echo "no /proc/sys/debug/kprobes-optimization on $(kp_arch), which optimizes by design"
+	return 1
+}
+# Without them the kselftest would only skip: it is not run.
+setup=ok
+if arch_optimizes; then
+	tap_begin kselftest-setup 2
+	check "the sysctl debug.kprobes-optimization is there" sysctl_present || setup=
+else
+	tap_begin kselftest-setup 1
+fi
+check "/sys/kernel/debug/kprobes/list is there" need_probe_list || setup=
+[ -n "$setup" ] || exit 0
+
 say "# kp-suite: kselftest"
 /kp/kselftest/run_kselftest.sh -c kprobes 2>&1 |
 	sed -E 's/^# ((TAP version|KTAP version|1\.\.|ok |not ok ).*)/  \1/' | to_kmsg

@@ -6,22 +6,42 @@
 
 OPT=/proc/sys/debug/kprobes-optimization
 
-say "# kp-suite: kunit"
-kunit_module test_kprobes modprobe test_kprobes
-if [ -n "$(find /lib/modules -name kprobes_opt_kunit.ko)" ]; then
-	kunit_module kprobes_opt_kunit modprobe kprobes_opt_kunit
-else
-	# The sysctl exists exactly when the kernel has CONFIG_OPTPROBES: a
-	# kernel that optimizes must also have built the suite for it.
+# missing_suite NAME WHY: a suite whose module was not built, as a failed case.
+missing_suite() {
 	say "KTAP version 1"
 	say "1..1"
-	if [ -e $OPT ]; then
-		say "# $OPT exists, but kprobes_opt_kunit.ko was not built"
-		say "not ok 1 kprobes_opt_kunit"
-	else
-		say "ok 1 kprobes_opt_kunit # SKIP no jump optimization in this kernel (CONFIG_OPTPROBES=n)"
-	fi
+	say "# $2"
+	say "not ok 1 $1"
+}
+
+# Whether the kernel built the suite's module.
+built() {
+	[ -n "$(find /lib/modules -name "$1.ko")" ]
+}
+
+say "# kp-suite: kunit"
+if built test_kprobes; then
+	kunit_module test_kprobes modprobe test_kprobes
+else
+	missing_suite test_kprobes "test_kprobes.ko was not built: CONFIG_KPROBES_SANITY_TEST=m is in harness/config/common.config"
 fi
-if [ -n "$(find /lib/modules -name kprobes_arm64_kunit.ko)" ]; then
-	kunit_module kprobes_arm64_kunit modprobe kprobes_arm64_kunit
+if built kprobes_opt_kunit; then
+	kunit_module kprobes_opt_kunit modprobe kprobes_opt_kunit
+elif arch_optimizes; then
+	missing_suite kprobes_opt_kunit "kprobes_opt_kunit.ko was not built on $(kp_arch), which optimizes by design: it is built with CONFIG_KPROBES_SANITY_TEST and CONFIG_OPTPROBES by arch/x86/kernel/kprobes/Makefile"
+elif [ -e $OPT ]; then
+	# The sysctl exists exactly when the kernel has CONFIG_OPTPROBES: a
+	# kernel that optimizes must also have built the suite for it.
+	missing_suite kprobes_opt_kunit "$OPT exists, but kprobes_opt_kunit.ko was not built"
+else
+	say "KTAP version 1"
+	say "1..1"
+	say "ok 1 kprobes_opt_kunit # SKIP no jump optimization in this kernel (CONFIG_OPTPROBES=n)"
+fi
+if [ "$(kp_arch)" = aarch64 ]; then
+	if built kprobes_arm64_kunit; then
+		kunit_module kprobes_arm64_kunit modprobe kprobes_arm64_kunit
+	else
+		missing_suite kprobes_arm64_kunit "kprobes_arm64_kunit.ko was not built: it is built with CONFIG_KPROBES_SANITY_TEST by arch/arm64/kernel/probes/Makefile (harness/patches/20-arm64-probes-makefile-kunit.patch)"
+	fi
 fi

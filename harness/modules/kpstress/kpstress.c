@@ -314,7 +314,8 @@ static int kps_find_body(void)
 
 static void kps_check(const char *what, long seen, long calls)
 {
-	bool ok = exact ? seen == calls : seen <= calls && seen > 0;
+	/* A round with no call proves nothing: 0 == 0 is no hit seen. */
+	bool ok = calls > 0 && (exact ? seen == calls : seen <= calls && seen > 0);
 
 	if (ok)
 		return;
@@ -324,6 +325,17 @@ static void kps_check(const char *what, long seen, long calls)
 }
 
 #define KPS_MAX_THREADS 32
+
+static int callers = -1;
+module_param(callers, int, 0644);
+MODULE_PARM_DESC(callers, "caller threads in a round: -1 one per CPU (at most 8); 0 none, which the checks must fail");
+
+static int kps_nr_callers(void)
+{
+	if (callers >= 0)
+		return min(callers, 8);
+	return min_t(int, num_online_cpus(), 8);
+}
 
 /* Start @count threads of @fn after the @n in @threads; returns the new n. */
 static int kps_spawn(struct task_struct **threads, int n, int count,
@@ -359,7 +371,7 @@ static void kps_run_threads(struct task_struct **threads, int n,
 static int kps_run(unsigned int seconds)
 {
 	struct task_struct *threads[KPS_MAX_THREADS];
-	int n, ncallers = min(num_online_cpus(), 8U), ret;
+	int n, ncallers = kps_nr_callers(), ret;
 
 	atomic64_set(&kps_calls_a, 0);
 	atomic64_set(&kps_calls_b, 0);
@@ -788,6 +800,12 @@ static void kps_faults_figures(unsigned int seconds)
 	}
 	ext_sites = kps_nsites;
 
+	/* The exact checks below hold trivially when nothing was called. */
+	if (!fault_calls || !x || !kps_nsites) {
+		fault_failures++;
+		pr_err("kpstress: faults: %lu calls, %ld load rounds, %d probes on loads: a round must run each\n",
+		       fault_calls, x, kps_nsites);
+	}
 	kps_fcheck("entry handler calls", fault_hits_entry, fault_calls);
 	kps_fcheck("body pre_handler calls", fault_hits_body, fault_calls);
 	kps_fcheck("body post_handler calls", fault_hits_post, fault_calls);
@@ -817,7 +835,7 @@ static void kps_faults_figures(unsigned int seconds)
 static int kps_faults_run(unsigned int seconds)
 {
 	struct task_struct *threads[KPS_MAX_THREADS];
-	int n, i, ncallers = min(num_online_cpus(), 8U), ret;
+	int n, i, ncallers = kps_nr_callers(), ret;
 	struct mm_struct *mm = get_task_mm(current);
 	void *guarded;
 
