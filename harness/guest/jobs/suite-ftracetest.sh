@@ -43,9 +43,14 @@ add_witnesses() {
 	rm -rf $WITNESS
 	mkdir -p $WITNESS
 	cat >$WITNESS/record.sh <<'REC'
-# Run in the tracing directory, from a case's EXIT trap.
+# Run in the tracing directory, from a case's EXIT trap.  Only the kprobe
+# events' own records count ("NAME: (SYMBOL+OFF/SIZE)"): a case may fill
+# the trace with others (trace_printk's).
 hits=$(awk '{ h += $2 } END { print h + 0 }' kprobe_profile)
-events=$(grep -vc '^#' trace)
+events=0
+for name in $(sed -n 's|^[pr][0-9]*:[^/ ]*/\([^ ]*\) .*|\1|p' kprobe_events); do
+	events=$((events + $(grep -c " $name: (" trace)))
+done
 echo "hits=$hits events=$events" >/tmp/kp-witness/$1
 REC
 	for f in $NMI_CASES; do
