@@ -52,6 +52,7 @@ struct kretprobe_growth {
 	struct objpool_head *more[KRETPROBE_MORE_POOLS];
 	int nr_more;		/* published with release, read with acquire */
 	int total;		/* instances in all the pools */
+	int spares;		/* of those, the CPUs' spares' share */
 	int limit;		/* the most instances it may have */
 	int obj_size;
 	atomic_t out;		/* taken from a pool, not yet pushed back */
@@ -64,11 +65,18 @@ struct kretprobe_growth {
 	unsigned int nr_kicks;	/* kicks run, for the KUnit suite */
 };
 
+/*
+ * Half of the instances in use.  An instance a CPU keeps aside as its
+ * spare is out of the pools but idle, and up to one per CPU may be: their
+ * share is left out of both sides, so that a pool with nothing in flight
+ * never grows on a machine of many CPUs.
+ */
 static bool kretprobe_grow_wanted(struct kretprobe_growth *g)
 {
 	int total = READ_ONCE(g->total);
 
-	return total < g->limit && atomic_read(&g->out) * 2 >= total;
+	return total < g->limit &&
+	       (atomic_read(&g->out) - g->spares) * 2 >= total - g->spares;
 }
 NOKPROBE_SYMBOL(kretprobe_grow_wanted);
 
@@ -503,13 +511,15 @@ EXPORT_SYMBOL_IF_KUNIT(kretprobe_grow_kicks);
 #endif
 
 static struct kretprobe_growth *kretprobe_growth_new(struct kretprobe_holder *rph,
-						     int first, int obj_size)
+						     int first, int spares,
+						     int obj_size)
 {
 	struct kretprobe_growth *g = kzalloc(sizeof(*g), GFP_KERNEL);
 
 	if (!g)
 		return NULL;
 	g->total = first;
+	g->spares = spares;
 	g->limit = max(first, min(KRETPROBE_GROW_MAX,
 				  KRETPROBE_GROW_BYTES / obj_size));
 	g->obj_size = obj_size;
@@ -531,8 +541,12 @@ void *kretprobe_pool_make(struct kretprobe *rp, int maxactive, bool grow)
 	if (!rph)
 		return ERR_PTR(-ENOMEM);
 	rph->spare = alloc_percpu(struct kretprobe_instance *);
-	if (grow)
-		rph->growth = kretprobe_growth_new(rph, maxactive, obj_size);
+	/* A growing pool has room for the spares on top of maxactive. */
+	if (grow) {
+		maxactive += num_possible_cpus();
+		rph->growth = kretprobe_growth_new(rph, maxactive,
+						   num_possible_cpus(), obj_size);
+	}
 	if (!rph->spare || (grow && !rph->growth)) {
 		ret = -ENOMEM;
 		goto fail;

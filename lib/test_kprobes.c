@@ -12,6 +12,7 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/ctype.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
@@ -3285,7 +3286,9 @@ static void kretprobe_grow_asks_once(struct kunit *test)
 	preempt_disable();
 	kprobes_test_recurse(depth);
 	preempt_enable();
-	KUNIT_EXPECT_EQ(test, tr->rp.nmissed, depth + 1 - tr->rp.maxactive);
+	/* A growing pool holds a spare per CPU on top of maxactive. */
+	KUNIT_EXPECT_EQ(test, tr->rp.nmissed,
+			depth + 1 - tr->rp.maxactive - (int)num_possible_cpus());
 	KUNIT_EXPECT_EQ(test, kretprobe_grow_kicks(&tr->rp), 1);
 
 	/* Once the worker has run, a pool that runs short asks again. */
@@ -3298,6 +3301,41 @@ static void kretprobe_grow_asks_once(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, kicks, 2);
 	KUNIT_EXPECT_EQ(test, tr->entry_hits, tr->ret_hits);
+#endif
+}
+
+static void kretprobe_call_once(void *unused)
+{
+	kprobes_test_recurse(0);
+}
+
+/*
+ * One call and return on every CPU leaves each CPU an idle spare instance:
+ * nothing is in flight, so the pool must not grow.  It did once on every
+ * machine of five CPUs or more, where the spares alone were half the pool.
+ */
+static void kretprobe_idle_spares_do_not_grow(struct kunit *test)
+{
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
+	kunit_skip(test, "kretprobes on rethook keep a fixed pool");
+#else
+	struct test_kretprobe *tr;
+	int cpu, calls = 0;
+
+	if (num_online_cpus() < 5)
+		kunit_skip(test, "needs 5 CPUs online for the spares to be half the pool");
+	tr = new_kretprobe(test, 'R', kprobes_test_recurse);
+	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		if (!smp_call_function_single(cpu, kretprobe_call_once, NULL, 1))
+			calls++;
+	}
+	cpus_read_unlock();
+	KUNIT_EXPECT_EQ(test, calls, (int)num_online_cpus());
+	KUNIT_EXPECT_EQ(test, tr->ret_hits, calls);
+	KUNIT_EXPECT_EQ(test, tr->rp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, kretprobe_grow_kicks(&tr->rp), 0);
 #endif
 }
 
@@ -4513,6 +4551,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(kretprobe_instance_follows_cpu),
 	KUNIT_CASE(kretprobe_default_grows_for_sleepers),
 	KUNIT_CASE(kretprobe_grow_asks_once),
+	KUNIT_CASE(kretprobe_idle_spares_do_not_grow),
 	KUNIT_CASE(kretprobe_user_maxactive_limits_sleepers),
 	KUNIT_CASE(kretprobe_stack_in_handler),
 	KUNIT_CASE(kretprobe_stack_below),
