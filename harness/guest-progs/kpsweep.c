@@ -12,6 +12,21 @@
  *
  * STRIDE n tries every n-th function (by address) starting with the FIRST.
  *
+ * What can be probed is an interface: with -R FILE the sweep writes each
+ * refused function (by its name, where the name is unique) with its errno,
+ * as the record of a kernel; with -x FILE it compares every function it
+ * tried with such a record (the base's, harness/stress/), and a function
+ * the record and this kernel treat differently breaks a rule.  The
+ * kprobes subsystem's own functions differ between kernels: -n FILE names
+ * this kernel's (its kprobes objects' symbols).  A record also lists the
+ * ones of them it took, so that a function of this kernel's own that the
+ * record does not know is new here, and is not compared.  With -p the
+ * record is of another config of this arch (the default one, for a debug
+ * kernel, whose functions are more): only the functions the record names
+ * are compared, since one it does not name may not exist there.  With
+ * -w NAME,NAME... those functions, which the workload runs, are probed in
+ * a batch of their own at the end: each must be taken and fire.
+ *
  * With -m the probes are not events: the kpstress module registers each
  * batch with one register_kprobes() (or register_kretprobes()) call and
  * counts the hits itself, and a refusal reports the errno that kprobes
@@ -48,6 +63,9 @@ struct fn {
 	char name[128];
 	int taken;
 	unsigned long hits;
+	int tried;
+	int err;	/* the refusal's errno, 0 if taken */
+	int dup;	/* another function has the same name */
 };
 
 static struct fn *fns;
@@ -301,6 +319,8 @@ static int module_batch(struct fn **batch, size_t n, int ret, unsigned int secon
 		if (sscanf(line, "%lx %d %lu", &addr, &err, &hits) != 3 ||
 		    addr != batch[i]->addr)
 			break;
+		batch[i]->tried = 1;
+		batch[i]->err = err;
 		if (err) {
 			refused[err < MAX_ERR ? err : 0]++;
 			continue;
@@ -317,6 +337,132 @@ static int in_named_text(unsigned long a)
 	if (!text_hi)	/* no _etext in kallsyms: no way to tell */
 		return 1;
 	return (a >= text_lo && a < text_hi) || (a >= init_lo && a < init_hi);
+}
+
+static int by_fn_name(const void *a, const void *b)
+{
+	return strcmp((*(struct fn *const *)a)->name, (*(struct fn *const *)b)->name);
+}
+
+/* A name shared by two functions cannot say which one a record means. */
+static void mark_duplicates(void)
+{
+	struct fn **by = malloc(nr_fns * sizeof(*by));
+	size_t i;
+
+	if (!by) {
+		for (i = 0; i < nr_fns; i++)
+			fns[i].dup = 1;	/* compare nothing rather than guess */
+		return;
+	}
+	for (i = 0; i < nr_fns; i++)
+		by[i] = &fns[i];
+	qsort(by, nr_fns, sizeof(*by), by_fn_name);
+	for (i = 1; i < nr_fns; i++) {
+		if (!strcmp(by[i - 1]->name, by[i]->name))
+			by[i - 1]->dup = by[i]->dup = 1;
+	}
+	free(by);
+}
+
+/* A record: refused functions by name, with the errno's name. */
+static struct rec {
+	char name[128];
+	char err[16];
+} *recs, *owns;
+static size_t nr_recs, nr_owns;
+
+static int by_rec_name(const void *a, const void *b)
+{
+	return strcmp(((const struct rec *)a)->name, ((const struct rec *)b)->name);
+}
+
+/* Lines "NAME [ERR]" of @path, sorted by name, into *@out. */
+static int read_names(const char *path, struct rec **out, size_t *nr)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 0;
+	char line[256];
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		if (grow((void **)out, &cap, *nr, sizeof(**out)))
+			return -1;
+		(*out)[*nr].err[0] = '\0';
+		if (sscanf(line, "%127s %15s", (*out)[*nr].name, (*out)[*nr].err) >= 1)
+			(*nr)++;
+	}
+	fclose(f);
+	qsort(*out, *nr, sizeof(**out), by_rec_name);
+	return 0;
+}
+
+static struct rec *find_name(struct rec *in, size_t nr, const char *name)
+{
+	struct rec key;
+
+	snprintf(key.name, sizeof(key.name), "%s", name);
+	return nr ? bsearch(&key, in, nr, sizeof(*in), by_rec_name) : NULL;
+}
+
+static void write_record(const char *path, size_t tried, size_t taken)
+{
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	if (!f) {
+		printf("# kpsweep: cannot write %s\n", path);
+		return;
+	}
+	fprintf(f, "# %zu tried, %zu taken; those with a unique name that were refused,\n",
+		tried, taken);
+	fprintf(f, "# and the kprobes subsystem's own that were taken:\n");
+	for (i = 0; i < nr_fns; i++) {
+		if (!fns[i].tried || fns[i].dup)
+			continue;
+		if (fns[i].err)
+			fprintf(f, "%s %s\n", fns[i].name, errname(fns[i].err));
+		else if (find_name(owns, nr_owns, fns[i].name))
+			fprintf(f, "%s taken\n", fns[i].name);
+	}
+	fclose(f);
+}
+
+/*
+ * Every tried function with a unique name against the record: refused
+ * with the same errno, or taken by both.  Prints each difference; returns
+ * how many there were.
+ */
+static size_t compare_record(int partial)
+{
+	size_t i, diff = 0, compared = 0, new_here = 0;
+	const char *here;
+	struct rec *r;
+
+	for (i = 0; i < nr_fns; i++) {
+		if (!fns[i].tried || fns[i].dup)
+			continue;
+		r = find_name(recs, nr_recs, fns[i].name);
+		if (!r && (partial || find_name(owns, nr_owns, fns[i].name))) {
+			new_here++;
+			continue;
+		}
+		compared++;
+		here = fns[i].err ? errname(fns[i].err) : "taken";
+		if (!strcmp(here, r ? r->err : "taken"))
+			continue;
+		if (diff++ < 20)
+			printf("# kpsweep: %s: %s here, %s in the record\n",
+			       fns[i].name, here, r ? r->err : "taken");
+	}
+	printf("# kpsweep: %zu functions compared with the record, %zu differ; %zu not compared (%s)\n",
+	       compared, diff, new_here,
+	       partial ? "the record, of another config, does not name them" :
+			 "this kernel's kprobes functions the base does not have");
+	return diff;
 }
 
 /* Core kernel text symbols, one per address, padding symbols left out. */
@@ -351,6 +497,9 @@ static int read_kallsyms(void)
 		snprintf(fns[nr_fns].name, sizeof(fns[nr_fns].name), "%s", name);
 		fns[nr_fns].taken = 0;
 		fns[nr_fns].hits = 0;
+		fns[nr_fns].tried = 0;
+		fns[nr_fns].err = 0;
+		fns[nr_fns].dup = 0;
 		nr_fns++;
 	}
 	fclose(f);
@@ -372,6 +521,7 @@ static int read_kallsyms(void)
 		fns[j++] = fns[i];
 	}
 	nr_fns = j;
+	mark_duplicates();
 	return 0;
 }
 
@@ -447,17 +597,69 @@ static int enable_batch(struct fn **batch, size_t n, const char *val)
 	return first_err;
 }
 
+/*
+ * The functions NAMES (comma separated), which the workload runs, probed
+ * in a batch of their own through the module: each must be taken and
+ * fire.  Returns how many did not.
+ */
+static size_t workload_fires(const char *names, int by_module, int ret,
+			     unsigned int seconds)
+{
+	char list[1024], *name, *save;
+	struct fn *batch[32];
+	size_t n = 0, i, bad = 0;
+
+	if (!by_module) {
+		printf("# kpsweep: -w needs -m\n");
+		return 1;
+	}
+	snprintf(list, sizeof(list), "%s", names);
+	for (name = strtok_r(list, ",", &save); name && n < 32;
+	     name = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < nr_fns && strcmp(fns[i].name, name); i++)
+			;
+		if (i == nr_fns) {
+			printf("# kpsweep: workload function %s: not a traceable kernel function\n",
+			       name);
+			bad++;
+			continue;
+		}
+		fns[i].taken = 0;
+		fns[i].hits = 0;
+		batch[n++] = &fns[i];
+	}
+	if (module_batch(batch, n, ret, seconds)) {
+		write_str(SWEEP, "u");
+		printf("# kpsweep: the kpstress module refused the workload batch\n");
+		return bad + 1;
+	}
+	write_str(SWEEP, "u");
+	for (i = 0; i < n; i++) {
+		if (batch[i]->taken && batch[i]->hits)
+			continue;
+		printf("# kpsweep: workload function %s: %s\n", batch[i]->name,
+		       batch[i]->taken ? "never fired" : errname(batch[i]->err));
+		bad++;
+	}
+	printf("# kpsweep: %zu workload functions probed, %zu taken and fired\n",
+	       n, n - bad);
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	size_t stride = 1, first = 0, bsize = 500, i, b, n, m, taken = 0, fired = 0;
 	size_t tried = 0, broken = 0;
 	unsigned int seconds = 2;
 	int ret = 0, by_module = 0, opt, e;
+	const char *record_out = NULL, *record_in = NULL, *workload = NULL;
+	const char *own_names = NULL;
+	int partial = 0;
 	char def[160];
 	struct fn **batch;
 	time_t t0 = time(NULL);
 
-	while ((opt = getopt(argc, argv, "rms:o:b:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "rms:o:b:t:R:x:w:n:p")) != -1) {
 		switch (opt) {
 		case 'r': ret = 1; break;
 		case 'm': by_module = 1; break;
@@ -465,8 +667,13 @@ int main(int argc, char **argv)
 		case 'o': first = strtoul(optarg, NULL, 0); break;
 		case 'b': bsize = strtoul(optarg, NULL, 0); break;
 		case 't': seconds = strtoul(optarg, NULL, 0); break;
+		case 'R': record_out = optarg; break;
+		case 'x': record_in = optarg; break;
+		case 'w': workload = optarg; break;
+		case 'n': own_names = optarg; break;
+		case 'p': partial = 1; break;
 		default:
-			fprintf(stderr, "usage: kpsweep [-r] [-m] [-s STRIDE] [-o FIRST] [-b BATCH] [-t SECONDS]\n");
+			fprintf(stderr, "usage: kpsweep [-r] [-m] [-s STRIDE] [-o FIRST] [-b BATCH] [-t SECONDS] [-R RECORD_OUT] [-x RECORD] [-n OWN_NAMES] [-p] [-w FUNC,...]\n");
 			return 2;
 		}
 	}
@@ -477,6 +684,15 @@ int main(int argc, char **argv)
 	if (by_module && (keep_traceable() || read_blacklist() ||
 			  access(SWEEP, W_OK))) {
 		fprintf(stderr, "kpsweep: -m needs " TRACING "/available_filter_functions_addrs and kpstress.ko's " SWEEP "\n");
+		return 2;
+	}
+	if (own_names && read_names(own_names, &owns, &nr_owns)) {
+		printf("# kpsweep: cannot read %s\n", own_names);
+		return 2;
+	}
+	if (record_in && read_names(record_in, &recs, &nr_recs)) {
+		printf("# kpsweep: cannot read the base's record %s: make it with \"harness/kp sweep-record --arch ARCH\" (with --debug for the debug config) and commit it\n",
+		       record_in);
 		return 2;
 	}
 	batch = calloc(bsize, sizeof(*batch));
@@ -526,6 +742,8 @@ int main(int argc, char **argv)
 				 ret ? 'r' : 'p', n, fns[i].addr);
 			e = write_str(TRACING "/kprobe_events", def);
 			tried++;
+			fns[i].tried = 1;
+			fns[i].err = e;
 			if (e) {
 				refused[e < MAX_ERR ? e : 0]++;
 				continue;
@@ -577,5 +795,11 @@ check:
 		if (refused[e])
 			printf(" %s=%d", e ? errname(e) : "other", refused[e]);
 	printf("\n");
+	if (record_out)
+		write_record(record_out, tried, taken);
+	if (record_in && compare_record(partial))
+		broken++;
+	if (workload && workload_fires(workload, by_module, ret, seconds))
+		broken++;
 	return broken ? 1 : 0;
 }

@@ -313,3 +313,11 @@ arch_vars() {
 	*) die "unknown arch '$KP_ARCH'" ;;
 	esac
 }
+
+# The base's record of refused functions (harness/stress/) for ARCH, DEBUG
+# (0 or 1) and KIND (kprobe, kretprobe); the guest finds it in /kp/records.
+sweep_record_name() {
+	local d=
+	[ "$2" = 1 ] && d=-debug
+	echo "base-sweep-$1$d-$3.txt"
+}

@@ -21,7 +21,45 @@ make_initramfs() {
 	cp "$KP_BUILD_OUT"/guest-progs/* "$root/kp/bin/" 2>/dev/null || true
 	cp -r "$KP_BUILD_SRC/tools/testing/selftests/ftrace" "$root/kp/ftrace"
 	cp -r "$KP_BUILD_OUT/kselftest" "$root/kp/kselftest"
+	# The base's records for this arch and config, for the stress sweeps.
+	local debug=0 kind rec
+	[[ $KP_BUILD_OUT == *-debug ]] && debug=1
+	mkdir -p "$root/kp/records"
+	# A kind without a record of its own for this config gets the nearest
+	# other record of the arch (the default config's, for a debug build;
+	# the kprobes', for kretprobes, whose registration refuses at least
+	# what the kprobes' does), which the sweep compares only where it
+	# names a function.
+	for kind in kprobe kretprobe; do
+		rec=$KP_HARNESS/stress/$(sweep_record_name "$KP_ARCH" "$debug" "$kind")
+		if [ -f "$rec" ]; then
+			cp "$rec" "$root/kp/records/$kind.txt"
+			continue
+		fi
+		for rec in "0 $kind" "$debug kprobe" "0 kprobe"; do
+			# shellcheck disable=SC2086 # two words: config and kind
+			rec=$KP_HARNESS/stress/$(sweep_record_name "$KP_ARCH" $rec)
+			[ -f "$rec" ] || continue
+			cp "$rec" "$root/kp/records/$kind.partial.txt"
+			break
+		done
+	done
+	kprobes_own_names >"$root/kp/records/own.txt"
 	(cd "$root" && find . | cpio -o -H newc --quiet) >"$img"
+}
+
+# The functions of this build's kprobes subsystem, built in: the symbols
+# of its objects (the core's kernel/kprobes*.o, the arch's kprobes and
+# probes directories).  They differ between the base and the project, so
+# the sweeps do not compare those the base does not have.
+kprobes_own_names() {
+	{
+		find "$KP_BUILD_OUT/kernel" -maxdepth 1 -name 'kprobes*.o'
+		find "$KP_BUILD_OUT/arch/$KP_SRCARCH/kernel/kprobes" \
+			"$KP_BUILD_OUT/arch/$KP_SRCARCH/kernel/probes" -name '*.o' 2>/dev/null
+	} | grep -v -e '/built-in' -e '\.mod\.o$' -e '_kunit\.o$' |
+		xargs -r "${KP_CROSS}nm" --defined-only |
+		awk '$2 ~ /^[tT]$/ { print $3 }' | sort -u
 }
 
 # qemu_cmd JOB [extra kernel args]: the QEMU command line for the current
@@ -244,6 +282,48 @@ run_tests() {
 		results+=("$KP_RESULTS/$name.results.json")
 	done
 	python3 "$KP_HARNESS/lib/ktap.py" total "${results[@]}"
+}
+
+# What the base lets be probed, as the stress suite's sweeps compare it:
+# one boot per arch of the unmodified base (sweep-record.sh), whose records
+# of refused functions become harness/stress/base-sweep-ARCH[-debug]-KIND.txt.
+run_sweep_record() {
+	local a rc kind file name conf= opt= bad= missing=
+	[ "$KP_DEBUG" = 1 ] && conf=,debug opt=" --debug"
+	mkdir -p "$KP_HARNESS/stress"
+	for a in $KP_ARCHES; do
+		build base "$a" "$KP_DEBUG" || die "sweep-record: the base $a build failed (see the log above)"
+		KP_VARIANT=base
+		name=$(run_name sweep-record)
+		rc=0
+		# An oops of the base's ends the boot at once rather than hang it.
+		KP_TIMEOUT=${KP_TIMEOUT:-10800} guest_boot sweep-record "$name" progress oops=panic ||
+			rc=$?
+		# Each kind's record stands on its own: one the guest finished
+		# is kept even if the next one brought the base down.
+		for kind in kprobe kretprobe; do
+			file=$KP_HARNESS/stress/$(sweep_record_name "$a" "$KP_DEBUG" "$kind")
+			{
+				echo "# What the base ($(base_version), harness/config/{common,$a$conf}.config)"
+				echo "# refuses to register_${kind}s(), by errno: written by"
+				echo "# \"harness/kp sweep-record --arch $a$opt\"."
+				sed -e 's/^\[[^]]*\] //' -e 's/\r$//' "$KP_CONSOLE" |
+					sed -n "/^KP-RECORD-BEGIN $kind\$/,/^KP-RECORD-END $kind\$/p" | sed '1d;$d'
+			} >"$file.new"
+			if ! grep -q '^# [0-9]* tried' "$file.new" ||
+				! grep -q "KP-RECORD-END $kind" "$KP_CONSOLE"; then
+				rm -f "$file.new"
+				missing+=" $a/$kind"
+				continue
+			fi
+			mv "$file.new" "$file"
+			stage "recorded ${file#"$KP_ROOT"/}: $(grep -vc -e '^#' -e ' taken$' "$file") refused"
+		done
+		python3 "$KP_HARNESS/lib/ktap.py" check "$KP_CONSOLE" --qemu-status "$rc" >/dev/null ||
+			bad+=" $a ($KP_CONSOLE)"
+	done
+	[ -z "$bad$missing" ] ||
+		die "sweep-record: the base's guest failed on$bad; not recorded:${missing:- none}. The stress suite compares a kind without a record with another record of the arch, on the functions that one names"
 }
 
 # The long stress run: one boot per arch on the debug config, with four

@@ -102,6 +102,26 @@ kpstress_without_calls() {
 		fail "failures with no call: race $race, faults $faults"
 }
 
+# The module sweep against a record of the base that says it refused
+# every function, without a record, and with a workload function that
+# does not exist: each must fail.  Only a few functions, a second each.
+kpsweep_differs_from_record() {
+	insmod /kp/ext/kpstress.ko || return 1
+	awk '$2 ~ /^[tT]$/ && NF == 3 { print $3 " EINVAL" }' /proc/kallsyms >/tmp/refuses-all.txt
+	s=/kp/bin/kpsweep
+	$s -m -s 2000 -b 50 -t 0 -x /tmp/refuses-all.txt >/tmp/sweep1.out 2>&1
+	r1=$?
+	$s -m -s 2000 -b 50 -t 0 -x /tmp/no-such-record.txt >/tmp/sweep2.out 2>&1
+	r2=$?
+	$s -m -s 2000 -b 50 -t 0 -w kernel_clone,kp_no_such_function >/tmp/sweep3.out 2>&1
+	r3=$?
+	rmmod kpstress
+	[ $r1 != 0 ] && grep -q 'EINVAL in the record' /tmp/sweep1.out &&
+		[ $r2 != 0 ] && grep -q "cannot read the base's record" /tmp/sweep2.out &&
+		[ $r3 != 0 ] && grep -q 'kp_no_such_function: not a traceable' /tmp/sweep3.out ||
+		{ show /tmp/sweep1.out; show /tmp/sweep2.out; show /tmp/sweep3.out; return 1; }
+}
+
 # Counting log records from a mark: exact, and "lost" once the ring buffer
 # has overwritten records after the mark (dmesg's line counts go wrong).
 klog_counts_or_reports_loss() {
@@ -121,7 +141,7 @@ klog_counts_or_reports_loss() {
 	expect_eq "$(klog_count_since "$mark" kp-flood)" lost "count after a wrap"
 }
 
-tap_begin absence 7
+tap_begin absence 8
 check "kunit: a suite whose module is missing fails (core, x86_64's, arm64's)" kunit_modules_missing
 check "modules: without the debugfs list every case fails" modules_without_list
 check "kselftest: without the sysctl (x86_64) or the list it fails, and does not run" \
@@ -131,3 +151,5 @@ check "kselftest bad input: no body offset fails the kretprobe rows" badinput_wi
 check "kpstress: a round without calls fails its checks" kpstress_without_calls
 check "log counts: exact from a mark, \"lost\" after the ring buffer wraps" \
 	klog_counts_or_reports_loss
+check "kpsweep: a function taken unlike the base's record, no record, a workload function missing: each fails" \
+	kpsweep_differs_from_record
