@@ -3304,10 +3304,12 @@ static void kretprobe_grow_asks_once(struct kunit *test)
 #endif
 }
 
+#ifndef CONFIG_KRETPROBE_ON_RETHOOK
 static void kretprobe_call_once(void *unused)
 {
 	kprobes_test_recurse(0);
 }
+#endif
 
 /*
  * One call and return on every CPU leaves each CPU an idle spare instance:
