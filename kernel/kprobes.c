@@ -200,7 +200,6 @@ void kprobe_busy_begin(void)
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 	__this_cpu_write(current_kprobe, &kprobe_busy_marker);
 }
-NOKPROBE_SYMBOL(kprobe_busy_begin);
 
 /**
  * kprobe_busy_end() - end the section begun by kprobe_busy_begin()
@@ -210,7 +209,6 @@ void kprobe_busy_end(void)
 	__this_cpu_write(current_kprobe, NULL);
 	preempt_enable();
 }
-NOKPROBE_SYMBOL(kprobe_busy_end);
 
 /*
  * kallsyms names a module address by walking the module's whole symbol

@@ -278,7 +278,6 @@ bool __is_insn_slot_addr(struct kprobe_insn_cache *c, unsigned long addr)
 	return found;
 }
 EXPORT_SYMBOL_IF_KUNIT(__is_insn_slot_addr);
-NOKPROBE_SYMBOL(__is_insn_slot_addr);
 
 /**
  * kprobe_cache_get_kallsym() - name a cache's pages for kallsyms

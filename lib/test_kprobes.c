@@ -909,7 +909,6 @@ static void insn_slot_dirty_reclaimed(struct kunit *test)
 static const struct symbol_case own_code_cases[] = {
 	{ "get_kprobe", "get_kprobe" },
 	{ "kprobes_inc_nmissed_count", "kprobes_inc_nmissed_count" },
-	{ "kprobe_busy_begin", "kprobe_busy_begin" },
 };
 
 KUNIT_ARRAY_PARAM_DESC(own_code, own_code_cases, desc);
