@@ -373,7 +373,7 @@ cleanup() {
 }
 
 # perf probe reads "0xSTART-0xEND<TAB>symbol"; with root's view the
-# addresses are real.  get_kprobe and kprobe_busy_begin are kprobes' own
+# addresses are real.  get_kprobe and kprobes_inc_nmissed_count are kprobes' own
 # code that runs in probe context (NOKPROBE), and the entry code is the
 # architecture's.
 blacklist_published() {
@@ -383,7 +383,7 @@ blacklist_published() {
 	riscv64) entry=handle_exception ;;
 	*) entry=el0t_64_sync ;;
 	esac
-	for sym in get_kprobe kprobe_busy_begin $entry; do
+	for sym in get_kprobe kprobes_inc_nmissed_count $entry; do
 		grep -qE "^0x[0-9a-f]{16}-0x[0-9a-f]{16}	$sym\$" $bl ||
 			fail "$sym is not in $bl in perf's format" || return 1
 	done
