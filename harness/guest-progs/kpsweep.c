@@ -365,17 +365,15 @@ static void mark_duplicates(void)
 	free(by);
 }
 
-/* A record: refused functions by name, with the errno's name. */
+/*
+ * A record: refused functions by name, with the errno's name.  The name
+ * comes first, so by_name() sorts and finds records as it does names.
+ */
 static struct rec {
 	char name[128];
 	char err[16];
 } *recs, *owns;
 static size_t nr_recs, nr_owns;
-
-static int by_rec_name(const void *a, const void *b)
-{
-	return strcmp(((const struct rec *)a)->name, ((const struct rec *)b)->name);
-}
 
 /* Lines "NAME [ERR]" of @path, sorted by name, into *@out. */
 static int read_names(const char *path, struct rec **out, size_t *nr)
@@ -396,7 +394,7 @@ static int read_names(const char *path, struct rec **out, size_t *nr)
 			(*nr)++;
 	}
 	fclose(f);
-	qsort(*out, *nr, sizeof(**out), by_rec_name);
+	qsort(*out, *nr, sizeof(**out), by_name);
 	return 0;
 }
 
@@ -405,7 +403,7 @@ static struct rec *find_name(struct rec *in, size_t nr, const char *name)
 	struct rec key;
 
 	snprintf(key.name, sizeof(key.name), "%s", name);
-	return nr ? bsearch(&key, in, nr, sizeof(*in), by_rec_name) : NULL;
+	return nr ? bsearch(&key, in, nr, sizeof(*in), by_name) : NULL;
 }
 
 static void write_record(const char *path, size_t tried, size_t taken)

@@ -60,9 +60,14 @@ REC
 	done
 }
 
-# The file name of case N, from the log ftracetest kept for it.
+# The log ftracetest kept for case N ("N-FILE-log.XXXXXX").
+case_log() {
+	ls $LOGDIR/"$1"-*-log.* 2>/dev/null | head -n 1
+}
+
+# The file name of case N, from its log's name.
 case_file() {
-	log=$(ls $LOGDIR/"$1"-*-log.* 2>/dev/null | head -n 1)
+	log=$(case_log "$1")
 	log=${log##*/}
 	echo "${log#"$1"-}" | sed 's/-log\..*//'
 }
@@ -121,7 +126,7 @@ ring_buffer_takes_nmi_events || add_witnesses
 		if [ -z "$given" ]; then
 			n=${line#ok }
 			n=${n%% *}
-			log=$(ls $LOGDIR/"$n"-*-log.* 2>/dev/null | head -n 1)
+			log=$(case_log "$n")
 			line="${line%%# SKIP*}# SKIP $(skip_reason "$log")"
 		fi
 		;;
