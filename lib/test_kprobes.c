@@ -3625,10 +3625,10 @@ static __used noinline __noipa u32 kpt_insn_popf(u32 x)
 }
 
 /*
- * Returns and indirect jumps are written as whole functions, which C
- * cannot express.  kpt_insn_retimm() passes its argument on the stack to
- * a callee that pops it with RET imm16: a RET that ignored the count
- * would return into the argument.
+ * Returns, indirect jumps and a prefixed call are written as whole
+ * functions, which C cannot express.  kpt_insn_retimm() passes its
+ * argument on the stack to a callee that pops it with RET imm16: a RET
+ * that ignored the count would return into the argument.
  */
 asm(".pushsection .text, \"ax\"\n"
 	".globl kpt_insn_ret\n"
@@ -3676,6 +3676,39 @@ asm(".pushsection .text, \"ax\"\n"
 	"ret\n"
 	".size kpt_insn_ijmp, .-kpt_insn_ijmp\n"
 
+	/*
+	 * A call with a CS prefix: gcc's -mindirect-branch-cs-prefix writes
+	 * every call to a retpoline thunk so, six bytes long.  The callee
+	 * hands back the return address it was given and then returns where
+	 * the call should, so a wrong return address shows in the result
+	 * instead of sending the caller into the call's displacement.
+	 */
+	".type kpt_cscall_callee, @function\n"
+	"kpt_cscall_callee:\n\t"
+	"mov (%rsp), %rax\n\t"
+	"lea .Lkpt_cscall_back(%rip), %rdx\n\t"
+	"mov %rdx, (%rsp)\n\t"
+	"ret\n"
+	".size kpt_cscall_callee, .-kpt_cscall_callee\n"
+
+	/* x plus how far the return address was from the right one */
+	".globl kpt_insn_cscall\n"
+	".type kpt_insn_cscall, @function\n"
+	"kpt_insn_cscall:\n\t"
+	ASM_ENDBR
+	"push %rdi\n"
+	".globl kpt_at_cscall\n"
+	"kpt_at_cscall:\n\t"
+	".byte 0x2e\n\t"
+	"call kpt_cscall_callee\n"
+	".Lkpt_cscall_back:\n\t"
+	"lea .Lkpt_cscall_back(%rip), %rdx\n\t"
+	"sub %edx, %eax\n\t"
+	"pop %rdi\n\t"
+	"add %edi, %eax\n\t"
+	"ret\n"
+	".size kpt_insn_cscall, .-kpt_insn_cscall\n"
+
 	".globl kpt_insn_ijmp_mem\n"
 	".type kpt_insn_ijmp_mem, @function\n"
 	"kpt_insn_ijmp_mem:\n\t"
@@ -3701,6 +3734,8 @@ asm(".pushsection .text, \"ax\"\n"
 
 /* Its stack is one word deeper across the call: by design. */
 STACK_FRAME_NON_STANDARD(kpt_insn_retimm);
+/* Likewise, across the call it saves x around. */
+STACK_FRAME_NON_STANDARD(kpt_insn_cscall);
 
 /*
  * An int3 that kprobes did not place: what a text_poke_bp() in flight, a
@@ -3764,6 +3799,7 @@ static const struct insn_case insn_cases[] = {
 	{ "loop", kpt_at_loop, kpt_insn_loop, 3, 3, 3 },
 	{ "rip-relative load", kpt_at_rip, kpt_insn_rip, 1, 0x1234abceu, 1 },
 	{ "call rel32", kpt_at_call, kpt_insn_call, 1, 0x78u, 1 },
+	{ "cs call rel32 (retpoline thunk call)", kpt_at_cscall, kpt_insn_cscall, 11, 11, 1 },
 	{ "indirect call", kpt_at_icall, kpt_insn_icall, 2, 0x79u, 1 },
 	{ "pushf sees IF", kpt_at_pushf, kpt_insn_pushf, 0, 1, 1 },
 	{ "cli clears IF", kpt_at_cli, kpt_insn_cli, 2, 2, 1 },
@@ -4122,6 +4158,7 @@ static const struct boost_case boost_cases[] = {
 	{ "12 bytes: no room for the jump", kpt_at_long, kpt_insn_long, 1, 0x5a5b, false },
 	{ "jcc: emulated", kpt_at_jcc, kpt_insn_jcc, 0, 2, false },
 	{ "call: emulated", kpt_at_call, kpt_insn_call, 1, 0x78u, false },
+	{ "cs call: emulated", kpt_at_cscall, kpt_insn_cscall, 11, 11, false },
 	{ "ret: emulated", kpt_at_ret, kpt_insn_ret, 1, 7, false },
 	{ "pushf: emulated", kpt_at_pushf, kpt_insn_pushf, 0, 1, false },
 	{ "cli: emulated", kpt_at_cli, kpt_insn_cli, 2, 2, false },
