@@ -37,6 +37,7 @@
 #include <asm/asm.h>
 #include <asm/extable.h>
 #include <asm/ibt.h>
+#include <asm/nospec-branch.h>
 #include <asm/processor-flags.h>
 
 #include "test_kprobes.h"
@@ -3461,7 +3462,21 @@ static int kprobes_test_suite_init(struct kunit_suite *suite)
  * took effect as if it had run in place.  The label on the probed
  * instruction gives its address.
  */
+
+/*
+ * A global label on a probed instruction.  The tables below hold its
+ * address as data; objtool, on a kernel with IBT, wants every address in
+ * data to be an ENDBR unless told that no indirect branch goes there.
+ */
+#define KPT_AT(name)	".globl " #name "\n" #name ":\n\t" ANNOTATE_NOENDBR
+
 #ifdef CONFIG_X86_64
+/*
+ * The test functions keep plain RETs and indirect branches, so that their
+ * bytes are the same on every config: ANNOTATE_RETPOLINE_SAFE tells
+ * objtool that they are meant on a kernel with return thunks and
+ * retpolines.
+ */
 static u32 kpt_rip_word __used = 0x1234abcdu;
 
 static __used noinline __noipa u32 kpt_callee(void)
@@ -3474,8 +3489,7 @@ static __used noinline __noipa u32 kpt_insn_jcc(u32 x)
 	u32 r;
 
 	asm volatile("test %1, %1\n\t"
-		     ".globl kpt_at_jcc\n"
-		     "kpt_at_jcc:\n\t"
+		     KPT_AT(kpt_at_jcc)
 		     "jz 1f\n\t"
 		     "mov $1, %0\n\t"
 		     "jmp 2f\n"
@@ -3492,8 +3506,7 @@ static __used noinline __noipa u32 kpt_insn_jmp(u32 x)
 	/* A non-zero x jumps over the probe into what it skips. */
 	asm volatile("test %0, %0\n\t"
 		     "jnz 2f\n\t"
-		     ".globl kpt_at_jmp\n"
-		     "kpt_at_jmp:\n\t"
+		     KPT_AT(kpt_at_jmp)
 		     "jmp 1f\n"
 		     "2:\tmov $100, %0\n"
 		     "1:\tadd $5, %0\n"
@@ -3507,8 +3520,7 @@ static __used noinline __noipa u32 kpt_insn_loop(u32 x)
 
 	asm volatile("mov %1, %%ecx\n"
 		     "1:\tadd $1, %0\n\t"
-		     ".globl kpt_at_loop\n"
-		     "kpt_at_loop:\n\t"
+		     KPT_AT(kpt_at_loop)
 		     "loop 1b\n"
 		     : "+r" (r) : "r" (x) : "rcx", "cc");
 	return r;
@@ -3518,8 +3530,7 @@ static __used noinline __noipa u32 kpt_insn_rip(u32 x)
 {
 	u32 r;
 
-	asm volatile(".globl kpt_at_rip\n"
-		     "kpt_at_rip:\n\t"
+	asm volatile(KPT_AT(kpt_at_rip)
 		     "movl kpt_rip_word(%%rip), %0\n"
 		     : "=r" (r));
 	return r + x;
@@ -3529,8 +3540,7 @@ static __used noinline __noipa u32 kpt_insn_call(u32 x)
 {
 	u32 r;
 
-	asm volatile(".globl kpt_at_call\n"
-		     "kpt_at_call:\n\t"
+	asm volatile(KPT_AT(kpt_at_call)
 		     "call kpt_callee\n"
 		     : "=a" (r), ASM_CALL_CONSTRAINT
 		     : : "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10",
@@ -3544,9 +3554,8 @@ static __used noinline __noipa u32 kpt_insn_icall(u32 x)
 	u32 r;
 
 	OPTIMIZER_HIDE_VAR(fn);
-	asm volatile(".globl kpt_at_icall\n"
-		     "kpt_at_icall:\n\t"
-		     "call *%%rdx\n"
+	asm volatile(KPT_AT(kpt_at_icall)
+		     ANNOTATE_RETPOLINE_SAFE "call *%%rdx\n"
 		     : "=a" (r), "+d" (fn), ASM_CALL_CONSTRAINT
 		     : : "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11",
 		       "memory", "cc");
@@ -3558,8 +3567,7 @@ static __used noinline __noipa u32 kpt_insn_pushf(u32 x)
 {
 	unsigned long flags;
 
-	asm volatile(".globl kpt_at_pushf\n"
-		     "kpt_at_pushf:\n\t"
+	asm volatile(KPT_AT(kpt_at_pushf)
 		     "pushf\n\t"
 		     "pop %0\n"
 		     : "=r" (flags), ASM_CALL_CONSTRAINT);
@@ -3573,8 +3581,7 @@ static __used noinline __noipa u32 kpt_insn_cli(u32 x)
 
 	asm volatile("pushf\n\t"
 		     "pop %0\n\t"
-		     ".globl kpt_at_cli\n"
-		     "kpt_at_cli:\n\t"
+		     KPT_AT(kpt_at_cli)
 		     "cli\n\t"
 		     "pushf\n\t"
 		     "pop %1\n\t"
@@ -3594,8 +3601,7 @@ static __used noinline __noipa u32 kpt_insn_sti(u32 x)
 	unsigned long flags;
 
 	local_irq_disable();
-	asm volatile(".globl kpt_at_sti\n"
-		     "kpt_at_sti:\n\t"
+	asm volatile(KPT_AT(kpt_at_sti)
 		     "sti\n\t"
 		     "pushf\n\t"
 		     "pop %0\n\t"
@@ -3612,8 +3618,7 @@ static __used noinline __noipa u32 kpt_insn_popf(u32 x)
 	local_irq_disable();
 	asm volatile("pushf\n\t"
 		     "orq %[if_bit], (%%rsp)\n\t"
-		     ".globl kpt_at_popf\n"
-		     "kpt_at_popf:\n\t"
+		     KPT_AT(kpt_at_popf)
 		     "popf\n\t"
 		     "pushf\n\t"
 		     "pop %0\n\t"
@@ -3636,18 +3641,16 @@ asm(".pushsection .text, \"ax\"\n"
 	"kpt_insn_ret:\n\t"
 	ASM_ENDBR
 	"lea 6(%rdi), %eax\n"
-	".globl kpt_at_ret\n"
-	"kpt_at_ret:\n\t"
-	"ret\n"
+	KPT_AT(kpt_at_ret)
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpt_insn_ret, .-kpt_insn_ret\n"
 
 	".type kpt_retimm_callee, @function\n"
 	"kpt_retimm_callee:\n\t"
 	"mov 8(%rsp), %eax\n\t"
 	"add $7, %eax\n"
-	".globl kpt_at_retimm\n"
-	"kpt_at_retimm:\n\t"
-	"ret $8\n"
+	KPT_AT(kpt_at_retimm)
+	ANNOTATE_RETPOLINE_SAFE "ret $8\n"
 	".size kpt_retimm_callee, .-kpt_retimm_callee\n"
 
 	".globl kpt_insn_retimm\n"
@@ -3656,7 +3659,7 @@ asm(".pushsection .text, \"ax\"\n"
 	ASM_ENDBR
 	"push %rdi\n\t"
 	"call kpt_retimm_callee\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpt_insn_retimm, .-kpt_insn_retimm\n"
 
 	/* x == ~0 takes the branch, so that nothing is unreachable */
@@ -3668,12 +3671,12 @@ asm(".pushsection .text, \"ax\"\n"
 	"cmp $-1, %edi\n\t"
 	"je 2f\n\t"
 	"lea 1f(%rip), %rdx\n"
-	".globl kpt_at_ijmp\n"
-	"kpt_at_ijmp:\n\t"
-	"jmp *%rdx\n"
+	KPT_AT(kpt_at_ijmp)
+	ANNOTATE_RETPOLINE_SAFE "jmp *%rdx\n"
 	"2:\tadd $100, %eax\n"
-	"1:\tadd $8, %eax\n\t"
-	"ret\n"
+	"1:\t" ASM_ENDBR
+	"add $8, %eax\n\t"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpt_insn_ijmp, .-kpt_insn_ijmp\n"
 
 	/*
@@ -3688,7 +3691,7 @@ asm(".pushsection .text, \"ax\"\n"
 	"mov (%rsp), %rax\n\t"
 	"lea .Lkpt_cscall_back(%rip), %rdx\n\t"
 	"mov %rdx, (%rsp)\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpt_cscall_callee, .-kpt_cscall_callee\n"
 
 	/* x plus how far the return address was from the right one */
@@ -3697,8 +3700,7 @@ asm(".pushsection .text, \"ax\"\n"
 	"kpt_insn_cscall:\n\t"
 	ASM_ENDBR
 	"push %rdi\n"
-	".globl kpt_at_cscall\n"
-	"kpt_at_cscall:\n\t"
+	KPT_AT(kpt_at_cscall)
 	".byte 0x2e\n\t"
 	"call kpt_cscall_callee\n"
 	".Lkpt_cscall_back:\n\t"
@@ -3706,7 +3708,7 @@ asm(".pushsection .text, \"ax\"\n"
 	"sub %edx, %eax\n\t"
 	"pop %rdi\n\t"
 	"add %edi, %eax\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpt_insn_cscall, .-kpt_insn_cscall\n"
 
 	".globl kpt_insn_ijmp_mem\n"
@@ -3716,13 +3718,12 @@ asm(".pushsection .text, \"ax\"\n"
 	"mov %edi, %eax\n\t"
 	"cmp $-1, %edi\n\t"
 	"je 2f\n"
-	".globl kpt_at_ijmp_mem\n"
-	"kpt_at_ijmp_mem:\n\t"
-	"jmp *kpt_ijmp_target(%rip)\n"
+	KPT_AT(kpt_at_ijmp_mem)
+	ANNOTATE_RETPOLINE_SAFE "jmp *kpt_ijmp_target(%rip)\n"
 	"2:\tadd $100, %eax\n"
-	".Lkpt_ijmp_mem_to:\n\t"
+	".Lkpt_ijmp_mem_to:\n\t" ASM_ENDBR
 	"add $9, %eax\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpt_insn_ijmp_mem, .-kpt_insn_ijmp_mem\n"
 	".popsection\n"
 
@@ -3744,8 +3745,7 @@ STACK_FRAME_NON_STANDARD(kpt_insn_cscall);
 static __used noinline __noipa u32 kpt_foreign_int3(u32 x)
 {
 	asm volatile("jmp 1f\n"
-		     ".globl kpt_at_int3\n"
-		     "kpt_at_int3:\n\t"
+		     KPT_AT(kpt_at_int3)
 		     "int3\n"
 		     "1:\n");
 	return x;
@@ -3770,8 +3770,7 @@ static __used noinline __noipa u32 kpt_insn_fault(const u32 *src)
 {
 	u32 r = 0xdeadu;
 
-	asm volatile(".globl kpt_at_fault\n"
-		     "kpt_at_fault:\n"
+	asm volatile(KPT_AT(kpt_at_fault)
 		     "1:\t" KPT_FAULT_LOAD "\n"
 		     "2:\n"
 		     KPT_FAULT_FIXUP
@@ -4098,8 +4097,7 @@ static __used noinline __noipa u32 kpt_insn_plain(u32 x)
 {
 	u32 r = x;
 
-	asm volatile(".globl kpt_at_plain\n"
-		     "kpt_at_plain:\n\t"
+	asm volatile(KPT_AT(kpt_at_plain)
 		     "addl $3, %0\n"
 		     : "+r" (r) : : "cc");
 	return r;
@@ -4111,8 +4109,7 @@ static __used noinline __noipa u32 kpt_insn_long(u32 x)
 	u64 *buf = kpt_long_buf;
 	unsigned long zero = 0;
 
-	asm volatile(".globl kpt_at_long\n"
-		     "kpt_at_long:\n\t"
+	asm volatile(KPT_AT(kpt_at_long)
 		     ".byte 0x48, 0xc7, 0x84, 0xf7\n\t"	/* movq $imm32, */
 		     ".long 0x200, 0x5a5a\n"		/* 0x200(%rdi,%rsi,8) */
 		     : : "D" (buf), "S" (zero) : "memory");
@@ -4124,8 +4121,7 @@ static __used noinline __noipa unsigned long kpt_insn_repmovs(void *dst,
 							      const void *src,
 							      unsigned long n)
 {
-	asm volatile(".globl kpt_at_repmovs\n"
-		     "kpt_at_repmovs:\n\t"
+	asm volatile(KPT_AT(kpt_at_repmovs)
 		     "rep movsb\n"
 		     : "+D" (dst), "+S" (src), "+c" (n) : : "memory");
 	return n;

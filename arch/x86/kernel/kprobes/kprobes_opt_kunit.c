@@ -24,6 +24,7 @@
 #include <linux/vmalloc.h>
 
 #include <asm/asm.h>
+#include <asm/ibt.h>
 #include <asm/nospec-branch.h>
 #include <asm/processor-flags.h>
 #include <asm/text-patching.h>
@@ -86,6 +87,7 @@ static __used DEFINE_STATIC_KEY_FALSE(kpo_jlt_key);
 	".globl " name "\n"						\
 	".type " name ", @function\n"					\
 	name ":\n\t"							\
+	ASM_ENDBR							\
 	"mov %edi, %eax\n"						\
 	".L" name ":\n\t"						\
 	"add $1, %eax\n"						\
@@ -96,7 +98,7 @@ static __used DEFINE_STATIC_KEY_FALSE(kpo_jlt_key);
 	"xor %edi, %edi\n\t"						\
 	"lea .L" name "_mid(%rip), %rdx\n\t"				\
 	"jmp " thunk "\n"						\
-	"1:\tret\n"							\
+	"1:\t" ANNOTATE_RETPOLINE_SAFE "ret\n"				\
 	".size " name ", .-" name "\n"
 
 /* kpo_regs() loads 0xa0 + n into register n (ax = 0, ..., r15 = 15, not sp) */
@@ -106,6 +108,7 @@ asm(".pushsection .text, \"ax\"\n"
 	".globl kpo_plain\n"
 	".type kpo_plain, @function\n"
 	"kpo_plain:\n\t"
+	ASM_ENDBR
 	"mov %edi, %eax\n"
 	".Lkpo_plain:\n\t"
 	"add $1, %eax\n"
@@ -113,49 +116,53 @@ asm(".pushsection .text, \"ax\"\n"
 	"add $2, %eax\n"
 	".Lkpo_plain_3:\n\t"
 	"add $4, %eax\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpo_plain, .-kpo_plain\n"
 
 	".globl kpo_other\n"
 	".type kpo_other, @function\n"
 	"kpo_other:\n\t"
+	ASM_ENDBR
 	"mov %edi, %eax\n"
 	".Lkpo_other:\n\t"
 	"add $1, %eax\n\t"
 	"add $2, %eax\n\t"
 	"add $4, %eax\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpo_other, .-kpo_other\n"
 
 	/* kpo_edge_tail is a symbol of its own: kpo_edge ends before it. */
 	".globl kpo_edge\n"
 	".type kpo_edge, @function\n"
 	"kpo_edge:\n\t"
+	ASM_ENDBR
 	"mov %edi, %eax\n"
 	".Lkpo_edge:\n\t"
 	"add $2, %eax\n"
 	".globl kpo_edge_tail\n"
 	"kpo_edge_tail:\n\t"
 	"add $4, %eax\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpo_edge, .-kpo_edge\n"
 
 	".globl kpo_jumpin\n"
 	".type kpo_jumpin, @function\n"
 	"kpo_jumpin:\n\t"
+	ASM_ENDBR
 	"mov %edi, %eax\n\t"
 	"test %edi, %edi\n\t"
 	"jz 1f\n"
 	".Lkpo_jumpin:\n\t"
 	"add $1, %eax\n"
 	"1:\tadd $2, %eax\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpo_jumpin, .-kpo_jumpin\n"
 
 	/* x == ~0 takes the indirect jump, so that nothing is unreachable */
 	".globl kpo_indirect\n"
 	".type kpo_indirect, @function\n"
 	"kpo_indirect:\n\t"
+	ASM_ENDBR
 	"mov %edi, %eax\n"
 	".Lkpo_indirect:\n\t"
 	"add $1, %eax\n\t"
@@ -163,30 +170,32 @@ asm(".pushsection .text, \"ax\"\n"
 	"cmp $-1, %edi\n\t"
 	"jne 1f\n\t"
 	"lea 1f(%rip), %rdx\n\t"
-	"jmp *%rdx\n"
-	"1:\tret\n"
+	ANNOTATE_RETPOLINE_SAFE "jmp *%rdx\n"
+	"1:\t" ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpo_indirect, .-kpo_indirect\n"
 
 	".globl kpo_extable\n"
 	".type kpo_extable, @function\n"
 	"kpo_extable:\n\t"
+	ASM_ENDBR
 	"mov $0xdead, %eax\n"
 	".Lkpo_extable:\n\t"
 	"add $0, %ecx\n"
 	"1:\tmovl (%rdi), %eax\n"
-	"2:\tret\n"
+	"2:\t" ANNOTATE_RETPOLINE_SAFE "ret\n"
 	_ASM_EXTABLE(1b, 2b)
 	".size kpo_extable, .-kpo_extable\n"
 
 	".globl kpo_fixup\n"
 	".type kpo_fixup, @function\n"
 	"kpo_fixup:\n\t"
+	ASM_ENDBR
 	"mov $0xdead, %eax\n"
 	"1:\tmovl (%rdi), %eax\n"
 	".Lkpo_fixup:\n\t"
 	"add $1, %eax\n"
 	"2:\tadd $2, %eax\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	_ASM_EXTABLE(1b, 2b)
 	".size kpo_fixup, .-kpo_fixup\n"
 
@@ -194,14 +203,15 @@ asm(".pushsection .text, \"ax\"\n"
 	".globl kpo_jl\n"
 	".type kpo_jl, @function\n"
 	"kpo_jl:\n\t"
+	ASM_ENDBR
 	"mov %edi, %eax\n"
 	".Lkpo_jl:\n\t"
 	"add $1, %eax\n"
 	"1:\t.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
 	"add $2, %eax\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	"2:\tadd $100, %eax\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".pushsection __jump_table, \"aw\"\n\t"
 	".balign 8\n\t"
 	".long 1b - .\n\t"
@@ -213,23 +223,25 @@ asm(".pushsection .text, \"ax\"\n"
 	".type kpo_call_helper, @function\n"
 	"kpo_call_helper:\n\t"
 	"add $2, %eax\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpo_call_helper, .-kpo_call_helper\n"
 
 	".globl kpo_call\n"
 	".type kpo_call, @function\n"
 	"kpo_call:\n\t"
+	ASM_ENDBR
 	"mov %edi, %eax\n"
 	".Lkpo_call:\n\t"
 	"add $1, %eax\n\t"
 	"call kpo_call_helper\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpo_call, .-kpo_call\n"
 
 	/* out[n] = register n after the region; sp's slot is unused */
 	".globl kpo_regs\n"
 	".type kpo_regs, @function\n"
 	"kpo_regs:\n\t"
+	ASM_ENDBR
 	"push %rbx\n\t"
 	"push %rbp\n\t"
 	"push %r12\n\t"
@@ -278,29 +290,31 @@ asm(".pushsection .text, \"ax\"\n"
 	"pop %r12\n\t"
 	"pop %rbp\n\t"
 	"pop %rbx\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpo_regs, .-kpo_regs\n"
 
 	".globl kpo_long\n"
 	".type kpo_long, @function\n"
 	"kpo_long:\n\t"
+	ASM_ENDBR
 	"mov %edi, %eax\n"
 	".Lkpo_long:\n\t"
 	".byte 0x05\n\t"			/* add $imm32, %eax */
 	".long 0x1000\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpo_long, .-kpo_long\n"
 
 	/* a static branch (a nop now) whose target is inside the region */
 	".globl kpo_jlt\n"
 	".type kpo_jlt, @function\n"
 	"kpo_jlt:\n\t"
+	ASM_ENDBR
 	"mov %edi, %eax\n"
 	"1:\t.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
 	".Lkpo_jlt:\n\t"
 	"add $1, %eax\n"
 	"2:\tadd $2, %eax\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".pushsection __jump_table, \"aw\"\n\t"
 	".balign 8\n\t"
 	".long 1b - .\n\t"
@@ -313,6 +327,7 @@ asm(".pushsection .text, \"ax\"\n"
 	".globl kpo_cold\n"
 	".type kpo_cold, @function\n"
 	"kpo_cold:\n\t"
+	ASM_ENDBR
 	"mov %edi, %eax\n\t"
 	"test %edi, %edi\n\t"
 	"jz kpo_cold.cold\n"
@@ -320,7 +335,7 @@ asm(".pushsection .text, \"ax\"\n"
 	"add $1, %eax\n"
 	".Lkpo_cold_back:\n\t"
 	"add $2, %eax\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpo_cold, .-kpo_cold\n"
 	".type kpo_cold.cold, @function\n"
 	"kpo_cold.cold:\n"
@@ -337,19 +352,21 @@ asm(".pushsection .text, \"ax\"\n"
 	".globl kpo_nameless_host\n"
 	".type kpo_nameless_host, @function\n"
 	"kpo_nameless_host:\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".Lkpo_nameless_thunk:\n\t"
-	"jmp *%rdx\n\t"
+	ANNOTATE_NOENDBR	/* opt_jump_out_classified() takes its address */
+	ANNOTATE_RETPOLINE_SAFE "jmp *%rdx\n\t"
 	"int3\n"
 	".size kpo_nameless_host, .-kpo_nameless_host\n"
 
 	".globl kpo_copy\n"
 	".type kpo_copy, @function\n"
-	"kpo_copy:\n"
+	"kpo_copy:\n\t"
+	ASM_ENDBR
 	".Lkpo_copy:\n\t"
 	"mov %rdx, %rcx\n\t"
 	"rep movsb\n\t"
-	"ret\n"
+	ANNOTATE_RETPOLINE_SAFE "ret\n"
 	".size kpo_copy, .-kpo_copy\n"
 	".popsection\n"
 
