@@ -114,24 +114,24 @@ static int perf_kprobe_open(const char *func, int retprobe, int bpf)
 /*
  * A function's entry probe is listed at the function's start, FUNC+0x0:
  * on x86 that is its ftrace site, and arm64's rides the site from there,
- * as bpf_get_func_ip() and perf report it.
+ * as bpf_get_func_ip() and perf report it.  On x86 with IBT it is the
+ * instruction after the function's ENDBR: the suite passes that offset
+ * in KP_ENTRY_OFF ("0x4"), as the guest's entry_off() works it out.
  */
-#define ENTRY_OFF	"0"
-static const char *const entry_offs[] = { "0" };
+static const char *entry_off(void)
+{
+	const char *off = getenv("KP_ENTRY_OFF");
+
+	return off && *off ? off : "0x0";
+}
 
 /* @line lists a probe of type @type on @func's entry. */
 static int at_entry(const char *line, char type, const char *func)
 {
 	char want[300];
-	unsigned int i;
 
-	for (i = 0; i < sizeof(entry_offs) / sizeof(entry_offs[0]); i++) {
-		snprintf(want, sizeof(want), "  %c  %s+0x%s  ", type, func,
-			 entry_offs[i]);
-		if (strstr(line, want))
-			return 1;
-	}
-	return 0;
+	snprintf(want, sizeof(want), "  %c  %s+%s  ", type, func, entry_off());
+	return strstr(line, want) != NULL;
 }
 
 /* The probe on FUNC's entry, of type k or r, is in the debugfs list. */
@@ -146,8 +146,8 @@ static int listed(const char *func, int retprobe)
 		printf("# %s not readable: %s\n", KPROBE_LIST, strerror(errno));
 		return 0;
 	}
-	snprintf(want, sizeof(want), "  %c  %s+0x%s  ", retprobe ? 'r' : 'k', func,
-		 ENTRY_OFF);
+	snprintf(want, sizeof(want), "  %c  %s+%s  ", retprobe ? 'r' : 'k', func,
+		 entry_off());
 	while (fgets(line, sizeof(line), f)) {
 		if (at_entry(line, retprobe ? 'r' : 'k', func)) {
 			printf("listed: %s", line);

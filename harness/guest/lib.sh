@@ -29,6 +29,26 @@ arch_optimizes() {
 	[ "$(kp_arch)" = x86_64 ]
 }
 
+# kconfig_on SYM: the kernel was built with CONFIG_SYM=y (the harness puts
+# its .config in the initramfs).
+kconfig_on() {
+	grep -qx "CONFIG_$1=y" /kp/kernel.config
+}
+
+# The offset at which a function's entry probe is listed (and which perf
+# and bpf_get_func_ip() report): the function's start, or on x86 with IBT
+# the instruction after its ENDBR, as the base does.  Every function the
+# suites probe this way is global, so the compiler gave it an ENDBR; a CPU
+# with IBT would seal the ENDBRs that no indirect call needs, which QEMU's
+# CPUs never do.
+entry_off() {
+	if [ "$(kp_arch)" = x86_64 ] && kconfig_on X86_KERNEL_IBT; then
+		echo 0x4
+	else
+		echo 0x0
+	fi
+}
+
 # uname -m, unless the self-test plays another arch (KP_ARCH).
 kp_arch() {
 	echo "${KP_ARCH:-$(uname -m)}"

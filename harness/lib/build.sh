@@ -15,7 +15,7 @@ export KBUILD_BUILD_HOST=kp
 build_vars() {
 	arch_vars "$2"
 	KP_BUILD_SRC=$(src_for "$1")
-	KP_BUILD_OUT=$KP_OUT/$1-$2
+	KP_BUILD_OUT=$KP_OUT/$1-$2$(flavour_suffix)
 	[ "$3" = 1 ] && KP_BUILD_OUT=$KP_BUILD_OUT-debug
 	return 0
 }
@@ -26,10 +26,16 @@ kmake() {
 		HOSTCC="ccache gcc" -j"$(nproc)" "$@"
 }
 
+# A distro kernel takes Debian's values over the small config's (the last
+# line for a symbol wins), then what those need under QEMU.
 config_fragments() {
 	local debug=$1
 	echo "$KP_HARNESS/config/common.config"
 	echo "$KP_HARNESS/config/$KP_ARCH.config"
+	if [ -n "${KP_DISTRO:-}" ]; then
+		echo "$KP_BUILD_OUT/distro-debian.config"
+		echo "$KP_HARNESS/config/distro-$KP_ARCH.config"
+	fi
 	[ "$debug" = 1 ] && echo "$KP_HARNESS/config/debug.config"
 	return 0
 }
@@ -70,6 +76,7 @@ check_config() {
 configure() {
 	local debug=$1 frag=$KP_BUILD_OUT/kp.fragment sum
 	mkdir -p "$KP_BUILD_OUT"
+	[ -n "${KP_DISTRO:-}" ] && distro_fragment "$KP_ARCH" "$KP_BUILD_OUT/distro-debian.config"
 	# shellcheck disable=SC2046
 	cat $(config_fragments "$debug") >"$frag.new"
 	sum=$(sha1sum "$frag.new" | cut -c1-40)

@@ -55,6 +55,21 @@ no_files_of_ours() {
 	echo "git ls-files lists no file of ours (outside harness/ and notes/) in $KP_ROOT: run it from the project's git checkout"
 }
 
+# check_build_warnings JSON: the kernel build of this run (its log, as
+# build() wrote it: ccache repeats a cached compile's warnings) warned of
+# nothing, in any file.  A distro config turns on what the small one does
+# not (objtool's checks for IBT, return thunks and retpolines), so only
+# its build finds some.  The project's builds only: the base's are
+# references.
+check_build_warnings() {
+	local json=$1 log=$KP_BUILD_OUT/build.log why=''
+	if grep -q ': warning: ' "$log"; then
+		why="$(grep -c ': warning: ' "$log") warnings in ${log#"$KP_ROOT"/}, the first:
+$(grep ': warning: ' "$log" | head -n 6 | sed 's/^/    /')"
+	fi
+	check_result "$json" "$(run_name build):warnings" "$why"
+}
+
 # check_kerneldoc JSON: "scripts/kernel-doc -none" (what W=1 runs on every
 # file it compiles) reports nothing on our C files and headers.  With
 # -none it exits 0 whatever it finds: any other status is its own failure.
@@ -171,20 +186,31 @@ $(findings "$KP_TMP/w1-findings")"
 # kretprobe_idle_spares_do_not_grow).  On x86_64 one TCG thread, for the
 # reason qemu_cmd gives.
 check_kunit_py() {
-	local json=$1 dir=$KP_OUT/kunit-$KP_ARCH log=$KP_RESULTS/kunit-py-$KP_ARCH.log rc=0
+	local json=$1 variant=${2:-} dir log rc=0 label=kunit.py-$KP_ARCH${2:+-$2}
+	dir=$KP_OUT/kunit-$KP_ARCH${variant:+-$variant}
+	log=$KP_RESULTS/kunit-py-$KP_ARCH${variant:+-$variant}.log
 	local args=(run --kunitconfig="$KP_SRC/$KP_KUNITCONFIG" --arch="$KP_ARCH"
 		--build_dir="$dir" --jobs="$(nproc)" --timeout=900 --json="$dir/results.json"
 		--make_options "CC=ccache ${KP_CROSS}gcc" --make_options "HOSTCC=ccache gcc"
-		--qemu_args "-smp 6" --kernel_args preempt=full)
+		--qemu_args "-smp 6")
+	if [ "$variant" = nopreempt ]; then
+		args+=(--kconfig_add CONFIG_PREEMPT_DYNAMIC=n --kconfig_add CONFIG_PREEMPT_NONE=y)
+	else
+		args+=(--kernel_args preempt=full)
+	fi
 	[ -n "$KP_CROSS" ] && args+=(--cross_compile="$KP_CROSS")
 	[ "$KP_ARCH" = x86_64 ] && args+=(--qemu_args "-accel tcg,thread=single")
 	mkdir -p "$dir"
 	: >"$log"
 	rm -f "$dir/results.json" "$dir/test.log"
-	run_step "kunit.py run --kunitconfig=$KP_KUNITCONFIG --arch=$KP_ARCH" "$log" \
+	run_step "kunit.py run --kunitconfig=$KP_KUNITCONFIG --arch=$KP_ARCH${variant:+ ($variant)}" "$log" \
 		python3 "$KP_SRC/tools/testing/kunit/kunit.py" "${args[@]}" || rc=$?
+	if [ "$variant" = nopreempt ] && ! grep -qx 'CONFIG_PREEMPT_NONE=y' "$dir/.config"; then
+		rc=1
+		echo "kunit.py's kernel came out with preemption; CONFIG_PREEMPT_NONE was asked for" >>"$log"
+	fi
 	python3 "$KP_HARNESS/lib/ktap.py" kunitpy "$dir/results.json" \
-		--label "kunit.py-$KP_ARCH" --log "$dir/test.log" --status "$rc" --output "$log" \
+		--label "$label" --log "$dir/test.log" --status "$rc" --output "$log" \
 		--why "kunit.py exited with status $rc (log: ${log#"$KP_ROOT"/})" \
 		--json "$json" || true
 }

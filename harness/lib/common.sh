@@ -314,10 +314,22 @@ arch_vars() {
 	esac
 }
 
+# The build directory's and the run's suffix for the kernel flavour
+# (KP_DISTRO): none for the small config, "-distro" for the config that
+# follows Debian's (harness/lib/distro.sh), "-distro-rt" for Debian's rt.
+flavour_suffix() {
+	case ${KP_DISTRO:-} in
+	'') ;;
+	distro) echo -distro ;;
+	*) echo "-distro-$KP_DISTRO" ;;
+	esac
+}
+
 # The base's record of refused functions (harness/stress/) for ARCH, DEBUG
-# (0 or 1) and KIND (kprobe, kretprobe); the guest finds it in /kp/records.
+# (0 or 1) and KIND (kprobe, kretprobe), of the flavour KP_DISTRO names;
+# the guest finds it in /kp/records.
 sweep_record_name() {
 	local d=
 	[ "$2" = 1 ] && d=-debug
-	echo "base-sweep-$1$d-$3.txt"
+	echo "base-sweep-$1$(flavour_suffix)$d-$3.txt"
 }

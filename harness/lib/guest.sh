@@ -21,6 +21,8 @@ make_initramfs() {
 	cp "$KP_BUILD_OUT"/guest-progs/* "$root/kp/bin/" 2>/dev/null || true
 	cp -r "$KP_BUILD_SRC/tools/testing/selftests/ftrace" "$root/kp/ftrace"
 	cp -r "$KP_BUILD_OUT/kselftest" "$root/kp/kselftest"
+	# What the guest suites may ask of the config (kconfig_on in lib.sh).
+	cp "$KP_BUILD_OUT/.config" "$root/kp/kernel.config"
 	# The base's records for this arch and config, for the stress sweeps.
 	local debug=0 kind rec
 	[[ $KP_BUILD_OUT == *-debug ]] && debug=1
@@ -28,17 +30,18 @@ make_initramfs() {
 	# A kind without a record of its own for this config gets the nearest
 	# other record of the arch (the default config's, for a debug build;
 	# the kprobes', for kretprobes, whose registration refuses at least
-	# what the kprobes' does), which the sweep compares only where it
-	# names a function.
+	# what the kprobes' does; the small config's, for a distro one), which
+	# the sweep compares only where it names a function.
 	for kind in kprobe kretprobe; do
 		rec=$KP_HARNESS/stress/$(sweep_record_name "$KP_ARCH" "$debug" "$kind")
 		if [ -f "$rec" ]; then
 			cp "$rec" "$root/kp/records/$kind.txt"
 			continue
 		fi
-		for rec in "0 $kind" "$debug kprobe" "0 kprobe"; do
+		for rec in "${KP_DISTRO:-} 0 $kind" "${KP_DISTRO:-} $debug kprobe" \
+			"${KP_DISTRO:-} 0 kprobe" " 0 $kind" " 0 kprobe"; do
 			# shellcheck disable=SC2086 # two words: config and kind
-			rec=$KP_HARNESS/stress/$(sweep_record_name "$KP_ARCH" $rec)
+			rec=$KP_HARNESS/stress/$(KP_DISTRO=${rec%% *} sweep_record_name "$KP_ARCH" ${rec#* })
 			[ -f "$rec" ] || continue
 			cp "$rec" "$root/kp/records/$kind.partial.txt"
 			break
@@ -167,7 +170,7 @@ guest_boot() {
 }
 
 run_name() {
-	local name=$KP_VARIANT-$KP_ARCH
+	local name=$KP_VARIANT-$KP_ARCH$(flavour_suffix)
 	[ "$KP_DEBUG" = 1 ] && name=$name-debug
 	echo "$name-$1"
 }
@@ -194,17 +197,116 @@ tools_boot() {
 	local a=$1 name rc=0
 	name=$(run_name tools)
 	KP_TOOLS_CPIO=$KP_WORK/tools-$a/tools.cpio KP_MEM=${KP_MEM:-2048} \
-		guest_boot test "$name" progress preempt=full kp.only=tools || rc=$?
+		guest_boot test "$name" progress $(test_boot_args "$a") kp.only=tools || rc=$?
 	rm -f "$KP_BUILD_OUT/initramfs-tools.cpio"
 	python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
 		--qemu-status "$rc" --json "$KP_RESULTS/$name.results.json" || true
+}
+
+# test_boot_args ARCH: the kernel arguments of a test boot.  The small
+# config boots full preemption: the strictest model PREEMPT_DYNAMIC
+# offers, and the one where a task can be preempted inside a boosted slot;
+# on arm64 it masks interrupts with pseudo-NMIs (harness/config/arm64.config).
+# A distro kernel boots as the distribution's does, with no argument:
+# voluntary preemption under PREEMPT_DYNAMIC on x86_64, a kernel without
+# CONFIG_PREEMPTION and without pseudo-NMIs on arm64.
+test_boot_args() {
+	[ -n "${KP_DISTRO:-}" ] && return 0
+	echo preempt=full
+	[ "$1" = arm64 ] && echo irqchip.gicv3_pseudo_nmi=1
+	return 0
+}
+
+# test_arch ARCH: build one flavour (KP_DISTRO) of ARCH's kernel and run
+# its steps; run_tests()'s locals (results, only, main, want_tools) are
+# its input and output.  The harness's end-to-end checks and the host
+# checks run with the small config only, the tools suite with the distro
+# config where the run has one.
+test_arch() {
+	local a=$1 tools rc name
+	tools=$want_tools
+	if [ -n "$tools" ] && ! tools_debarch "$a" >/dev/null; then
+		stage "tools: Debian $KP_TOOLS_SUITE has no $a packages of perf or bpftrace; the tools suite does not run on $a"
+		tools=
+	fi
+	# Debian's perf and bpftrace run on the kernel built as Debian's is,
+	# when this run has one of the arch.
+	if [ -z "${KP_DISTRO:-}" ] && [[ " $(test_flavours "$a") " == *" distro "* ]]; then
+		tools=
+	fi
+	# --only may name host checks that need no kernel of this arch.
+	if [ -n "${KP_DISTRO:-}" ]; then
+		[ -n "$tools" ] || [ -n "$main" ] || return 0
+	else
+		[ -n "$tools" ] || KP_ONLY=$only arch_steps_wanted || return 0
+	fi
+	# Names the results even when the build below fails.
+	build_vars "$KP_VARIANT" "$a" "$KP_DEBUG"
+	# In a subshell: a failed build fails this arch, not the whole run.
+	rm -f "$KP_TMP/failed-step"
+	if ! (build "$KP_VARIANT" "$a" "$KP_DEBUG"); then
+		name=$(run_name test)
+		python3 "$KP_HARNESS/lib/ktap.py" failure "$name:build" \
+			--why "$(take_failed_step "the build failed (see the log above)")" \
+			--json "$KP_RESULTS/$name.results.json"
+		results+=("$KP_RESULTS/$name.results.json")
+		return 0
+	fi
+	if [ "$KP_VARIANT" = project ]; then
+		check_build_warnings "$KP_RESULTS/$(run_name build).results.json"
+		results+=("$KP_RESULTS/$(run_name build).results.json")
+	fi
+	if [ -z "${KP_DISTRO:-}" ]; then
+		if [ "$a" = x86_64 ] && [ -z "$KP_ONLY" ]; then
+			stage "harness end-to-end checks"
+			harness_e2e "$KP_RESULTS/harness-e2e.results.json"
+			results+=("$KP_RESULTS/harness-e2e.results.json"
+				"$KP_RESULTS/harness-e2e-absence.results.json")
+		fi
+		# "--only tools" asks for no host check ("none" names none).
+		KP_ONLY=${only:-${KP_ONLY:+none}} host_checks_arch results "$a"
+	fi
+	if [ -n "$main" ]; then
+		name=$(run_name test)
+		rc=0
+		guest_boot test "$name" progress $(test_boot_args "$a") \
+			${only:+kp.only=$only} || rc=$?
+		python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
+			--qemu-status "$rc" --json "$KP_RESULTS/$name.results.json" || true
+		results+=("$KP_RESULTS/$name.results.json")
+	fi
+	[ -n "$tools" ] || return 0
+	name=$(run_name tools)
+	rm -f "$KP_TMP/failed-step"
+	if ! (ensure_tools_rootfs "$a"); then
+		python3 "$KP_HARNESS/lib/ktap.py" failure "$name:rootfs" \
+			--why "$(take_failed_step "building the tools rootfs failed")" \
+			--json "$KP_RESULTS/$name.results.json"
+	else
+		tools_boot "$a"
+	fi
+	results+=("$KP_RESULTS/$name.results.json")
+}
+
+# test_flavours ARCH: the kernel flavours the test command runs on ARCH:
+# the one --distro names, or the small config and, on the arches Debian
+# has 6.12 configs for, the distro one (not with --debug: the debug
+# config is the small one's).
+test_flavours() {
+	if [ -n "${KP_DISTRO:-}" ]; then
+		echo "$KP_DISTRO"
+	elif [ "$KP_DEBUG" = 1 ] || ! tools_debarch "$1" >/dev/null; then
+		echo small
+	else
+		echo small distro
+	fi
 }
 
 # The whole test suite: the harness's own tests on the host, then one boot
 # per arch (and per config) running every guest suite; the tools suite,
 # when --only names it, in a boot of its own.
 run_tests() {
-	local a c results=() rc name json only=$KP_ONLY want_tools= main=1 tools
+	local a c flavour results=() json only=$KP_ONLY want_tools= main=1
 	# The main boot runs the suites other than tools: all of them, or
 	# those --only names.  The tools boot runs after it, unless --only
 	# leaves tools out.
@@ -230,56 +332,9 @@ run_tests() {
 		done
 	fi
 	for a in $KP_ARCHES; do
-		tools=$want_tools
-		if [ -n "$tools" ] && ! tools_debarch "$a" >/dev/null; then
-			stage "tools: Debian $KP_TOOLS_SUITE has no $a packages of perf or bpftrace; the tools suite does not run on $a"
-			tools=
-		fi
-		# --only may name host checks that need no kernel of this arch.
-		[ -n "$tools" ] || KP_ONLY=$only arch_steps_wanted || continue
-		# Names the results even when the build below fails.
-		build_vars "$KP_VARIANT" "$a" "$KP_DEBUG"
-		# In a subshell: a failed build fails this arch, not the whole run.
-		rm -f "$KP_TMP/failed-step"
-		if ! (build "$KP_VARIANT" "$a" "$KP_DEBUG"); then
-			name=$(run_name test)
-			python3 "$KP_HARNESS/lib/ktap.py" failure "$name:build" \
-				--why "$(take_failed_step "the build failed (see the log above)")" \
-				--json "$KP_RESULTS/$name.results.json"
-			results+=("$KP_RESULTS/$name.results.json")
-			continue
-		fi
-		if [ "$a" = x86_64 ] && [ -z "$KP_ONLY" ]; then
-			stage "harness end-to-end checks"
-			harness_e2e "$KP_RESULTS/harness-e2e.results.json"
-			results+=("$KP_RESULTS/harness-e2e.results.json"
-				"$KP_RESULTS/harness-e2e-absence.results.json")
-		fi
-		# "--only tools" asks for no host check ("none" names none).
-		KP_ONLY=${only:-${KP_ONLY:+none}} host_checks_arch results "$a"
-		if [ -n "$main" ]; then
-			name=$(run_name test)
-			rc=0
-			# Full preemption: the strictest model PREEMPT_DYNAMIC offers, and
-			# the one where a task can be preempted inside a boosted slot.
-			# arm64 masks interrupts with pseudo-NMIs (harness/config/arm64.config).
-			guest_boot test "$name" progress preempt=full ${only:+kp.only=$only} \
-				$([ "$a" = arm64 ] && echo irqchip.gicv3_pseudo_nmi=1) || rc=$?
-			python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
-				--qemu-status "$rc" --json "$KP_RESULTS/$name.results.json" || true
-			results+=("$KP_RESULTS/$name.results.json")
-		fi
-		[ -n "$tools" ] || continue
-		name=$(run_name tools)
-		rm -f "$KP_TMP/failed-step"
-		if ! (ensure_tools_rootfs "$a"); then
-			python3 "$KP_HARNESS/lib/ktap.py" failure "$name:rootfs" \
-				--why "$(take_failed_step "building the tools rootfs failed")" \
-				--json "$KP_RESULTS/$name.results.json"
-		else
-			tools_boot "$a"
-		fi
-		results+=("$KP_RESULTS/$name.results.json")
+		for flavour in $(test_flavours "$a"); do
+			KP_DISTRO=${flavour#small} test_arch "$a" || true
+		done
 	done
 	python3 "$KP_HARNESS/lib/ktap.py" total "${results[@]}"
 }
@@ -290,6 +345,11 @@ run_tests() {
 run_sweep_record() {
 	local a rc kind file name conf= opt= bad= missing=
 	[ "$KP_DEBUG" = 1 ] && conf=,debug opt=" --debug"
+	case $KP_DISTRO in
+	'') ;;
+	distro) opt="$opt --distro" ;;
+	*) opt="$opt --distro=$KP_DISTRO" ;;
+	esac
 	mkdir -p "$KP_HARNESS/stress"
 	for a in $KP_ARCHES; do
 		build base "$a" "$KP_DEBUG" || die "sweep-record: the base $a build failed (see the log above)"
@@ -304,7 +364,7 @@ run_sweep_record() {
 		for kind in kprobe kretprobe; do
 			file=$KP_HARNESS/stress/$(sweep_record_name "$a" "$KP_DEBUG" "$kind")
 			{
-				echo "# What the base ($(base_version), harness/config/{common,$a$conf}.config)"
+				echo "# What the base ($(base_version), harness/config/{common,$a$conf}.config$(distro_words))"
 				echo "# refuses to register_${kind}s(), by errno: written by"
 				echo "# \"harness/kp sweep-record --arch $a$opt\"."
 				sed -e 's/^\[[^]]*\] //' -e 's/\r$//' "$KP_CONSOLE" |
@@ -371,6 +431,14 @@ host_checks_arch() {
 		{ [ "$KP_ARCH" = arm64 ] && [ -n "$KP_ONLY" ]; }; }; then
 		json=$KP_RESULTS/kunit-py-$KP_ARCH.results.json
 		check_kunit_py "$json"
+		list+=("$json")
+	fi
+	# And a kernel without CONFIG_PREEMPTION, where boosting and the
+	# kretprobe defaults take their other branches: on x86_64 (arm64's
+	# distro kernel is one).
+	if host_check_wanted kunit.py && [ "$KP_ARCH" = x86_64 ]; then
+		json=$KP_RESULTS/kunit-py-$KP_ARCH-nopreempt.results.json
+		check_kunit_py "$json" nopreempt
 		list+=("$json")
 	fi
 	return 0

@@ -377,31 +377,51 @@ def cmd_failure(a):
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
 SKIPS_DIR = os.path.join(ROOT, 'harness', 'expected-skips')
-# What a list entry's "[QUALIFIER]" restricts it to: the debug config
-# (harness/config/debug.config, "harness/kp test --debug" and every stress
-# run), or the default one (every other run, kunit.py's included).
-QUALIFIERS = {'debug': True, 'nodebug': False}
+# What a list entry's "[QUALIFIERS]" restrict it to, each a (dimension,
+# value) of the run's config: the debug config (harness/config/debug.config,
+# "harness/kp test --debug" and every stress run) or the default one; the
+# small config or a distro one (harness/lib/distro.sh, "--distro"); the
+# kunit.py run whose kernel has no CONFIG_PREEMPTION ("kunit.py-ARCH-nopreempt").
+# Several qualifiers, separated by spaces, must all hold.
+QUALIFIERS = {'debug': ('debug', True), 'nodebug': ('debug', False),
+              'distro': ('distro', True), 'small': ('distro', False),
+              'nopreempt': ('nopreempt', True)}
 SKIP_ENTRY = re.compile(r'^(?:\[(?P<qual>[^\]]*)\]\s*)?'
                         r'(?P<name>.*?)\s+--(?:\s+(?P<reason>.*?))?\s*$')
 # A run's label (harness/lib/guest.sh, run_name(); the W=1 check's is
-# "project-ARCH"): VARIANT-ARCH[-debug][-JOB], or kunit.py's "kunit.py-ARCH".
-RUN_LABEL = re.compile(r'^(?P<variant>project|base)-(?P<arch>[^-]+)(?P<debug>-debug)?(?:-.+)?$')
-KUNITPY_LABEL = re.compile(r'^kunit\.py-(?P<arch>[^-]+)$')
+# "project-ARCH"): VARIANT-ARCH[-distro[-FLAVOUR]][-debug][-JOB], or
+# kunit.py's "kunit.py-ARCH".
+RUN_LABEL = re.compile(r'^(?P<variant>project|base)-(?P<arch>[^-]+)'
+                       r'(?P<distro>-distro(?:-rt)?)?(?P<debug>-debug)?(?:-.+)?$')
+KUNITPY_LABEL = re.compile(r'^kunit\.py-(?P<arch>[^-]+)(?P<nopreempt>-nopreempt)?$')
 
 
 class SkipEntry:
-    def __init__(self, name, reason, debug, line):
-        # debug: True or False where a qualifier restricts the entry to the
-        # debug or the default config, None where it holds for both.
-        self.name, self.reason, self.debug, self.line = name, reason, debug, line
+    def __init__(self, name, reason, only, line):
+        # only: {dimension: value} that the run's config must have for the
+        # entry to hold (empty: every config).
+        self.name, self.reason, self.only, self.line = name, reason, only, line
+
+    def holds(self, config):
+        return all(config[k] == v for k, v in self.only.items())
+
+    def describe(self):
+        return ' '.join(q for q, kv in QUALIFIERS.items()
+                        if self.only.get(kv[0]) == kv[1])
+
+
+def config_words(config):
+    return (('debug' if config['debug'] else 'default') + ', ' +
+            ('distro' if config['distro'] else 'small') +
+            (', nopreempt' if config['nopreempt'] else ''))
 
 
 def load_skip_list(path):
     """An expected-skip list: case name -> SkipEntry.  Each line is
-    "[QUALIFIER] NAME -- REASON" (the qualifier optional, see QUALIFIERS),
+    "[QUALIFIERS] NAME -- REASON" (the qualifiers optional, see QUALIFIERS),
     NAME being the case's name without its "LABEL:"; "#" starts a comment
     line.  Raises ValueError, naming the line, on a line without a reason,
-    an unknown qualifier or a name listed twice."""
+    an unknown or contradicting qualifier or a name listed twice."""
     entries = {}
     with open(path) as f:
         for no, raw in enumerate(f, 1):
@@ -410,32 +430,41 @@ def load_skip_list(path):
                 continue
             m = SKIP_ENTRY.match(line)
             if not m or not m.group('name') or not m.group('reason'):
-                raise ValueError(f'{path}, line {no}: not "[QUALIFIER] CASE -- REASON" '
+                raise ValueError(f'{path}, line {no}: not "[QUALIFIERS] CASE -- REASON" '
                                  f'with a reason: {line}')
-            qual = m.group('qual')
-            if qual is not None and qual not in QUALIFIERS:
-                raise ValueError(f'{path}, line {no}: unknown qualifier [{qual}] '
-                                 f'(known: {", ".join(QUALIFIERS)})')
+            only = {}
+            for qual in (m.group('qual') or '').split():
+                if qual not in QUALIFIERS:
+                    raise ValueError(f'{path}, line {no}: unknown qualifier [{qual}] '
+                                     f'(known: {", ".join(QUALIFIERS)})')
+                dim, val = QUALIFIERS[qual]
+                if only.get(dim, val) != val:
+                    raise ValueError(f'{path}, line {no}: qualifiers that contradict '
+                                     f'each other: [{m.group("qual")}]')
+                only[dim] = val
             name = m.group('name')
             if name in entries:
                 raise ValueError(f'{path}, line {no}: "{name}" is listed already, '
                                  f'at line {entries[name].line}')
-            entries[name] = SkipEntry(name, m.group('reason'),
-                                      None if qual is None else QUALIFIERS[qual], no)
+            entries[name] = SkipEntry(name, m.group('reason'), only, no)
     return entries
 
 
 def run_of(label):
-    """(kind, arch, debug) of a result label: kind is "project", "base",
+    """(kind, arch, config) of a result label: kind is "project", "base",
     "kunit.py", or None for what runs on no arch (the harness's self-tests,
-    the host's documentation checks)."""
+    the host's documentation checks); config is {"debug": bool,
+    "distro": bool}."""
     m = RUN_LABEL.match(label)
     if m:
-        return m.group('variant'), m.group('arch'), bool(m.group('debug'))
+        return m.group('variant'), m.group('arch'), {
+            'debug': bool(m.group('debug')), 'distro': bool(m.group('distro')),
+            'nopreempt': False}
     m = KUNITPY_LABEL.match(label)
     if m:
-        return 'kunit.py', m.group('arch'), False
-    return None, None, False
+        return 'kunit.py', m.group('arch'), {'debug': False, 'distro': False,
+                                             'nopreempt': bool(m.group('nopreempt'))}
+    return None, None, {'debug': False, 'distro': False, 'nopreempt': False}
 
 
 def shown(path):
@@ -463,7 +492,7 @@ def expected_skips(cases, skips_dir=SKIPS_DIR):
             out.append(c)
             continue
         label, _, name = c.name.partition(':')
-        kind, arch, debug = run_of(label)
+        kind, arch, config = run_of(label)
         if kind == 'base':
             out.append(c)
             continue
@@ -483,22 +512,22 @@ def expected_skips(cases, skips_dir=SKIPS_DIR):
                 lists[arch] = {}
                 out.append(Case(f'expected-skips:{arch}', 'fail', f'unreadable list: {e}'))
         entry = lists[arch].get(name)
-        config = 'debug' if debug else 'default'
-        if entry and entry.debug in (None, debug):
+        if entry and entry.holds(config):
             out.append(c)
             continue
         if entry:
-            why = (f'{shown(path)} expects it only on the '
-                   f'{"debug" if entry.debug else "default"} config (line {entry.line}), '
-                   f'and this run has the {config} one')
+            why = (f'{shown(path)} expects it only on the [{entry.describe()}] '
+                   f'config (line {entry.line}), and this run has the '
+                   f'{config_words(config)} one')
         else:
             why = f'{shown(path)} does not list "{name}"'
         out.append(Case(c.name, 'fail', f'{skipped}, and this skip is not expected on {arch}: '
                         f'{why}.  Fix the kernel or the test so that the case runs; '
-                        f'or, only if the skip is a design fact of {arch} or of its {config} '
-                        f'config, add it to {shown(path)} with its reason, as '
-                        f'"{name} -- WHY." (with "[nodebug]" or "[debug]" first if it holds '
-                        'for that config only)'))
+                        f'or, only if the skip is a design fact of {arch} or of its '
+                        f'{config_words(config)} config, add it to {shown(path)} with its '
+                        f'reason, as "{name} -- WHY." (with qualifiers such as "[nodebug]", '
+                        '"[debug]", "[small]" or "[distro]" first if it holds for such '
+                        'configs only)'))
     return out
 
 

@@ -472,6 +472,9 @@ class ExpectedSkips(unittest.TestCase):
             'kunit/kprobes_test/listed -- The arch has no such thing.\n'
             '[nodebug] stress/kmemleak finds nothing -- Only the debug config has kmemleak.\n'
             '[debug] kunit/kprobes_test/slow -- Only the debug config is this slow.\n'
+            '[small] kunit/kprobes_test/no_thunks -- Only a distro config has thunks.\n'
+            '[nodebug distro] kunit/kprobes_test/np -- Only a distro config lacks it.\n'
+            '[nopreempt] kprobes_test/preempted -- Only a kernel without preemption lacks it.\n'
             'kprobes_test/built_in -- kunit.py builds the suite in.\n')
 
     def test_unlisted_skip_fails_the_total(self):
@@ -518,8 +521,37 @@ class ExpectedSkips(unittest.TestCase):
                 rc, out = total({label: [row]}, {'x86_64': self.LIST})
                 self.assertEqual(rc, 0 if ok else 1, out)
                 if not ok:
-                    self.assertIn('only on the ' + ('default' if 'debug' in label else 'debug')
-                                  + ' config', out)
+                    self.assertIn('only on the [' + ('nodebug' if 'debug' in label else 'debug')
+                                  + '] config', out)
+
+    def test_distro_qualifiers(self):
+        thunks = ('kunit/kprobes_test/no_thunks', 'skip', 'no thunks')
+        np = ('kunit/kprobes_test/np', 'skip', 'no preemption')
+        for label, row, ok in [('project-x86_64-test', thunks, True),
+                               ('project-x86_64-debug-test', thunks, True),
+                               ('project-x86_64-distro-test', thunks, False),
+                               ('project-x86_64-distro-rt-debug-test', thunks, False),
+                               ('kunit.py-x86_64', thunks, True),
+                               ('project-x86_64-distro-test', np, True),
+                               ('project-x86_64-distro-tools', np, True),
+                               ('project-x86_64-distro-rt-test', np, True),
+                               ('project-x86_64-distro-debug-test', np, False),
+                               ('project-x86_64-test', np, False)]:
+            with self.subTest(label=label, case=row[0]):
+                rc, out = total({label: [row]}, {'x86_64': self.LIST})
+                self.assertEqual(rc, 0 if ok else 1, out)
+                if not ok:
+                    self.assertIn(' config (line ', out)
+                    self.assertIn('distro' if 'distro' in label else 'small', out)
+
+    def test_nopreempt_qualifier(self):
+        row = [('kprobes_test/preempted', 'skip', 'needs preemption')]
+        self.assertEqual(total({'kunit.py-x86_64-nopreempt': row}, {'x86_64': self.LIST})[0], 0)
+        rc, out = total({'kunit.py-x86_64': row}, {'x86_64': self.LIST})
+        self.assertEqual(rc, 1, out)
+        self.assertIn('only on the [nopreempt] config', out)
+        self.assertEqual(total({'kunit.py-x86_64-nopreempt': [
+            ('kprobes_test/built_in', 'skip', 'built in')]}, {'x86_64': self.LIST})[0], 0)
 
     def test_kunitpy_uses_its_arch_list(self):
         rows = [('kprobes_test/built_in', 'skip', 'built in')]
@@ -542,6 +574,7 @@ class ExpectedSkips(unittest.TestCase):
         for text, want in [('kunit/a\n', 'line 1'),
                            ('kunit/a -- \n', 'line 1'),
                            ('[sometimes] kunit/a -- Why.\n', 'sometimes'),
+                           ('[debug nodebug] kunit/a -- Why.\n', 'contradict'),
                            ('kunit/a -- Why.\nkunit/a -- Again.\n', 'line 2')]:
             with self.subTest(text=text):
                 rc, out = total({'project-x86_64-test': [('kunit/a', 'skip', '')]},
@@ -649,7 +682,9 @@ class BenchHits(unittest.TestCase):
 
 
 def run_script(test, name):
-    r = subprocess.run([os.path.join(HERE, name)], capture_output=True, text=True)
+    # The scripts build the small config, whatever flavour this run tests.
+    env = {k: v for k, v in os.environ.items() if k != 'KP_DISTRO'}
+    r = subprocess.run([os.path.join(HERE, name)], capture_output=True, text=True, env=env)
     test.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
 

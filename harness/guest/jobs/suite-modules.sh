@@ -22,11 +22,13 @@ ADDR='[0-9a-f]{16}'
 ON_KPTARGET="^$ADDR  [kr]  [^ ]+  kptarget "
 # The module is built with ftrace: its entries are ftrace sites, which x86
 # and arm64 probe through ftrace.  The probes are listed at the functions'
-# starts on both (arm64's ride the site, after MOV X9, X30, from there).
+# starts on both (after the ENDBR on x86 with IBT, entry_off; arm64's ride
+# the site, after MOV X9, X30, from there).
 case $(uname -m) in
-x86_64 | aarch64) ENTRY_FLAGS='\[FTRACE\]' ENTRY_OFF=0x0 ;;
-*) ENTRY_FLAGS= ENTRY_OFF=0x0 ;;
+x86_64 | aarch64) ENTRY_FLAGS='\[FTRACE\]' ;;
+*) ENTRY_FLAGS= ;;
 esac
+ENTRY_OFF=$(entry_off)
 
 # How often the probe of event kpt/NAME fired, from kprobe_profile.
 hits() {

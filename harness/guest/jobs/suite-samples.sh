@@ -9,12 +9,14 @@ FUNCS=/sys/kernel/tracing/enabled_functions
 HIST=/sys/kernel/debug/kretprobe_latency/histogram
 
 # kernel_clone's entry is an ftrace site, which x86 and arm64 probe through
-# ftrace.  The probe is listed at the function's start on both: arm64's
-# rides the site, the BL after MOV X9, X30, from the first instruction.
+# ftrace.  The probe is listed at the function's start on both (after its
+# ENDBR on x86 with IBT, entry_off): arm64's rides the site, the BL after
+# MOV X9, X30, from the first instruction.
 case $(uname -m) in
-x86_64 | aarch64) FLAGS='\[FTRACE\]' ENTRY_OFF=0x0 ;;
-*) FLAGS= ENTRY_OFF=0x0 ;;
+x86_64 | aarch64) FLAGS='\[FTRACE\]' ;;
+*) FLAGS= ;;
 esac
+ENTRY_OFF=$(entry_off)
 
 ftrace_hooked() {
 	grep -q '^kernel_clone ' $FUNCS

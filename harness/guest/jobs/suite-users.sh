@@ -60,9 +60,11 @@ call_target() {
 	echo 1 >$PARAMS/may_fail
 }
 
-# The entry probe is listed at the function's start, +0x0: on x86 it is
-# the ftrace site, on arm64 it rides the site from the first instruction.
-ENTRY_OFF=0x0
+# The entry probe is listed at the function's start (after its ENDBR on
+# x86 with IBT, entry_off): on x86 it is the ftrace site, on arm64 it
+# rides the site from the first instruction.  kpusers reads the same.
+ENTRY_OFF=$(entry_off)
+export KP_ENTRY_OFF=$ENTRY_OFF
 
 fn_listed() {
 	grep -qE "^[0-9a-f]{16}  k  $FN\+$ENTRY_OFF  kptarget " $LIST
