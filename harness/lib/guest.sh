@@ -58,8 +58,10 @@ make_initramfs() {
 kprobes_own_names() {
 	{
 		find "$KP_BUILD_OUT/kernel" -maxdepth 1 -name 'kprobes*.o'
+		# Each arch has one of the two directories: the other is no
+		# error (a failed pipeline would end "harness/kp shell").
 		find "$KP_BUILD_OUT/arch/$KP_SRCARCH/kernel/kprobes" \
-			"$KP_BUILD_OUT/arch/$KP_SRCARCH/kernel/probes" -name '*.o' 2>/dev/null
+			"$KP_BUILD_OUT/arch/$KP_SRCARCH/kernel/probes" -name '*.o' 2>/dev/null || true
 	} | grep -v -e '/built-in' -e '\.mod\.o$' -e '_kunit\.o$' |
 		xargs -r "${KP_CROSS}nm" --defined-only |
 		awk '$2 ~ /^[tT]$/ { print $3 }' | sort -u
