@@ -236,11 +236,11 @@ test_arch() {
 	if [ -z "${KP_DISTRO:-}" ] && [[ " $(test_flavours "$a") " == *" distro "* ]]; then
 		tools=
 	fi
-	# --only may name host checks that need no kernel of this arch.
-	if [ -n "${KP_DISTRO:-}" ]; then
-		[ -n "$tools" ] || [ -n "$main" ] || return 0
-	else
-		[ -n "$tools" ] || KP_ONLY=$only arch_steps_wanted || return 0
+	# --only may name host checks that need no kernel of this arch, or
+	# only the tools, which run on the distro kernel.
+	if [ -z "$tools" ] && [ -z "$main" ]; then
+		[ -z "${KP_DISTRO:-}" ] && [ -n "$only" ] && KP_ONLY=$only arch_steps_wanted ||
+			return 0
 	fi
 	# Names the results even when the build below fails.
 	build_vars "$KP_VARIANT" "$a" "$KP_DEBUG"
