@@ -155,7 +155,15 @@ static void kpx_emit_s32(struct kpx_emit *e, s32 value)
 /* jmp or call rel32 to @target; false if it is out of reach */
 static bool kpx_emit_rel32(struct kpx_emit *e, u8 opcode, const void *target)
 {
-	long disp = (long)target - (long)(e->at + e->len + 5);
+	unsigned long to = (unsigned long)target;
+	long disp;
+
+	/*
+	 * Hidden, so that the compiler does not fold the "- 5" into an
+	 * address before the target's ENDBR, which objtool reports on IBT.
+	 */
+	OPTIMIZER_HIDE_VAR(to);
+	disp = (long)to - (long)(e->at + e->len + 5);
 
 	if (disp != (s32)disp)
 		return false;
