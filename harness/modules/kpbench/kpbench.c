@@ -15,6 +15,7 @@
 #include <linux/kprobes.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/objtool.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -89,7 +90,9 @@ static __attribute__((__noipa__)) int kpbench_target_asm(int a, int b)
 	int x = a * 7 + b, y;
 
 	x ^= x >> 5;
-	asm volatile("661:\n\t" KPBENCH_BRANCH "\n662:\n\t" KPBENCH_LOAD "\n\t"
+	/* The labels' addresses are data: no indirect branch goes there. */
+	asm volatile("661:\n\t" ANNOTATE_NOENDBR KPBENCH_BRANCH "\n662:\n\t"
+		     ANNOTATE_NOENDBR KPBENCH_LOAD "\n\t"
 		     ".pushsection .data\n\t.balign 8\n"
 		     "kpbench_branch_at:\n\t.quad 661b\n"
 		     "kpbench_load_at:\n\t.quad 662b\n\t.popsection"
