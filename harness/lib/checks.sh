@@ -62,10 +62,11 @@ no_files_of_ours() {
 # its build finds some.  The project's builds only: the base's are
 # references.
 check_build_warnings() {
-	local json=$1 log=$KP_BUILD_OUT/build.log why=''
-	if grep -q ': warning: ' "$log"; then
-		why="$(grep -c ': warning: ' "$log") warnings in ${log#"$KP_ROOT"/}, the first:
-$(grep ': warning: ' "$log" | head -n 6 | sed 's/^/    /')"
+	local json=$1 log=$KP_BUILD_OUT/build.log why='' warnings
+	warnings=$(grep ': warning: ' "$log" || true)
+	if [ -n "$warnings" ]; then
+		why="$(wc -l <<<"$warnings") warnings in ${log#"$KP_ROOT"/}, the first:
+$(head -n 6 <<<"$warnings" | sed 's/^/    /')"
 	fi
 	check_result "$json" "$(run_name build):warnings" "$why"
 }
@@ -186,9 +187,9 @@ $(findings "$KP_TMP/w1-findings")"
 # kretprobe_idle_spares_do_not_grow).  On x86_64 one TCG thread, for the
 # reason qemu_cmd gives.
 check_kunit_py() {
-	local json=$1 variant=${2:-} dir log rc=0 label=kunit.py-$KP_ARCH${2:+-$2}
-	dir=$KP_OUT/kunit-$KP_ARCH${variant:+-$variant}
-	log=$KP_RESULTS/kunit-py-$KP_ARCH${variant:+-$variant}.log
+	local json=$1 variant=${2:-} rc=0 sfx=${2:+-$2}
+	local label=kunit.py-$KP_ARCH$sfx dir=$KP_OUT/kunit-$KP_ARCH$sfx
+	local log=$KP_RESULTS/kunit-py-$KP_ARCH$sfx.log
 	local args=(run --kunitconfig="$KP_SRC/$KP_KUNITCONFIG" --arch="$KP_ARCH"
 		--build_dir="$dir" --jobs="$(nproc)" --timeout=900 --json="$dir/results.json"
 		--make_options "CC=ccache ${KP_CROSS}gcc" --make_options "HOSTCC=ccache gcc"

@@ -38,10 +38,12 @@ make_initramfs() {
 			cp "$rec" "$root/kp/records/$kind.txt"
 			continue
 		fi
-		for rec in "${KP_DISTRO:-} 0 $kind" "${KP_DISTRO:-} $debug kprobe" \
-			"${KP_DISTRO:-} 0 kprobe" " 0 $kind" " 0 kprobe"; do
-			# shellcheck disable=SC2086 # two words: config and kind
-			rec=$KP_HARNESS/stress/$(KP_DISTRO=${rec%% *} sweep_record_name "$KP_ARCH" ${rec#* })
+		for rec in "$(sweep_record_name "$KP_ARCH" 0 "$kind")" \
+			"$(sweep_record_name "$KP_ARCH" "$debug" kprobe)" \
+			"$(sweep_record_name "$KP_ARCH" 0 kprobe)" \
+			"$(KP_DISTRO= sweep_record_name "$KP_ARCH" 0 "$kind")" \
+			"$(KP_DISTRO= sweep_record_name "$KP_ARCH" 0 kprobe)"; do
+			rec=$KP_HARNESS/stress/$rec
 			[ -f "$rec" ] || continue
 			cp "$rec" "$root/kp/records/$kind.partial.txt"
 			break
