@@ -27,15 +27,22 @@ kmake() {
 }
 
 # A distro kernel takes Debian's values over the small config's (the last
-# line for a symbol wins), then what those need under QEMU.
+# line for a symbol wins), then what those need under QEMU.  The whole and
+# rt forms start from all of Debian's config instead of allnoconfig's
+# defaults: the small config's lines then turn on what the suites need.
+# With "checked", leave out that starting point: the build's config check
+# holds every other line, but Kconfig drops many of Debian's as their
+# modules go.
 config_fragments() {
 	local debug=$1
+	distro_whole && [ "${2:-}" != checked ] && echo "$KP_BUILD_OUT/distro-builtin.config"
 	echo "$KP_HARNESS/config/common.config"
 	echo "$KP_HARNESS/config/$KP_ARCH.config"
 	if [ -n "${KP_DISTRO:-}" ]; then
 		echo "$KP_BUILD_OUT/distro-debian.config"
 		echo "$KP_HARNESS/config/distro-$KP_ARCH.config"
 	fi
+	distro_whole && echo "$KP_BUILD_OUT/distro-whole.config"
 	[ "$debug" = 1 ] && echo "$KP_HARNESS/config/debug.config"
 	return 0
 }
@@ -77,6 +84,10 @@ configure() {
 	local debug=$1 frag=$KP_BUILD_OUT/kp.fragment sum
 	mkdir -p "$KP_BUILD_OUT"
 	[ -n "${KP_DISTRO:-}" ] && distro_fragment "$KP_ARCH" "$KP_BUILD_OUT/distro-debian.config"
+	if distro_whole; then
+		distro_builtin "$KP_ARCH" "$KP_BUILD_OUT/distro-builtin.config"
+		distro_fragment "$KP_ARCH" "$KP_BUILD_OUT/distro-whole.config" distro-whole.select
+	fi
 	# shellcheck disable=SC2046
 	cat $(config_fragments "$debug") >"$frag.new"
 	sum=$(sha1sum "$frag.new" | cut -c1-40)
@@ -87,11 +98,27 @@ configure() {
 	mv "$frag.new" "$frag"
 	run_step "configuring $(basename "$KP_BUILD_OUT")" "$KP_BUILD_OUT/build.log" \
 		kmake KCONFIG_ALLCONFIG="$frag" allnoconfig || return
-	if ! check_config "$frag" "$KP_BUILD_OUT/.config" >"$KP_BUILD_OUT/config-check.txt"; then
+	# shellcheck disable=SC2046
+	cat $(config_fragments "$debug" checked) >"$KP_BUILD_OUT/kp.checked"
+	if ! check_config "$KP_BUILD_OUT/kp.checked" "$KP_BUILD_OUT/.config" >"$KP_BUILD_OUT/config-check.txt"; then
 		cat "$KP_BUILD_OUT/config-check.txt" >&2
 		die "the config fragments did not come out as written"
 	fi
+	distro_whole && distro_kept "$KP_BUILD_OUT/distro-builtin.config" "$KP_BUILD_OUT/.config"
 	echo "$sum" >"$KP_BUILD_OUT/kp.fragment.sum"
+}
+
+# distro_kept DEBIAN CONFIG: how many of Debian's built-in options the
+# whole-config kernel kept, in the build log and config-check.txt.
+distro_kept() {
+	local want kept
+	want=$(grep -c '=y$' "$1")
+	kept=$(grep -cxFf <(grep '=y$' "$1") "$2")
+	stage "$(basename "$KP_BUILD_OUT"): $kept of Debian's $want built-in options kept (the others need a module, or are the small config's choices: $KP_BUILD_OUT/config-check.txt)"
+	{
+		echo "Debian's built-in options not in .config:"
+		grep '=y$' "$1" | grep -vxFf "$2" | sed 's/^/  /'
+	} >>"$KP_BUILD_OUT/config-check.txt"
 }
 
 # build VARIANT ARCH DEBUG: kernel image, modules and the harness's own

@@ -316,7 +316,8 @@ arch_vars() {
 
 # The build directory's and the run's suffix for the kernel flavour
 # (KP_DISTRO): none for the small config, "-distro" for the config that
-# follows Debian's (harness/lib/distro.sh), "-distro-rt" for Debian's rt.
+# follows Debian's (harness/lib/distro.sh), "-distro-whole" and
+# "-distro-rt" for the long forms over all of Debian's config.
 flavour_suffix() {
 	case ${KP_DISTRO:-} in
 	'') ;;

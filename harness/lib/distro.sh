@@ -2,11 +2,14 @@
 # The distro flavour of the test kernels: the small config with every
 # option that changes generated code taken from Debian's own 6.12 config
 # (harness/config/distro.select), fetched as the linux-config-6.12
-# package of the base's version for the guest's architecture.
+# package of the base's version for the guest's architecture.  The long
+# forms "whole" and "rt" lay the same fragments over the whole of
+# Debian's config (generic or rt), its modules left out.
 # shellcheck shell=bash
 
 # Debian's config that a distro kernel of ARCH follows, in the
 # linux-config-6.12 package: the generic ("none") flavour, or the rt one.
+# Only its options that change code (distro), or all of them (whole, rt).
 distro_debian_config() {
 	local debarch=$1
 	case ${KP_DISTRO:-} in
@@ -58,17 +61,37 @@ ensure_debian_config() {
 		warn "distro: Debian's configs are $(cat "$dir/version"), the base is $want"
 }
 
-# distro_fragment ARCH OUT: write the options taken from Debian to OUT.
+# distro_fragment ARCH OUT [SELECT]: write the options taken from Debian
+# (those harness/config/SELECT names, distro.select by default) to OUT.
 distro_fragment() {
 	ensure_debian_config "$1"
-	python3 "$KP_HARNESS/lib/distro_config.py" "$KP_HARNESS/config/distro.select" \
+	python3 "$KP_HARNESS/lib/distro_config.py" "$KP_HARNESS/config/${3:-distro.select}" \
 		"$KP_DEBIAN_CONFIG" "linux-config-6.12 $(cat "$(dirname "$KP_DEBIAN_CONFIG")/version") $(basename "$KP_DEBIAN_CONFIG" .xz)" \
 		>"$2" || die "distro: deriving the config fragment from $KP_DEBIAN_CONFIG failed"
+}
+
+# distro_whole: does this flavour start from the whole of Debian's config?
+# PREEMPT_RT needs EXPERT, which changes the defaults of many options, so
+# the rt kernel can only be Debian's whole config.
+distro_whole() {
+	case ${KP_DISTRO:-} in whole | rt) return 0 ;; esac
+	return 1
+}
+
+# distro_builtin ARCH OUT: Debian's whole config for ARCH, with what it
+# builds as modules turned off, into OUT.
+distro_builtin() {
+	ensure_debian_config "$1"
+	python3 "$KP_HARNESS/lib/distro_config.py" --builtin "$KP_DEBIAN_CONFIG" \
+		"linux-config-6.12 $(cat "$(dirname "$KP_DEBIAN_CONFIG")/version") $(basename "$KP_DEBIAN_CONFIG" .xz)" \
+		>"$2" || die "distro: turning $KP_DEBIAN_CONFIG into a fragment failed"
 }
 
 # distro_words: what a record's header says of a distro config.
 distro_words() {
 	[ -n "${KP_DISTRO:-}" ] || return 0
+	distro_whole && printf ' over the whole of Debian'"'"'s %s, modules left out' \
+		"$(distro_debian_config "$(tools_debarch "$KP_ARCH")")"
 	printf ' with Debian'"'"'s values of harness/config/distro.select, from %s' \
 		"$(distro_debian_config "$(tools_debarch "$KP_ARCH")")"
 }

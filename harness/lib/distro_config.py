@@ -3,6 +3,7 @@
 """Derive a distro kernel's config fragment from Debian's own config.
 
 usage: distro_config.py SELECT DEBIAN_CONFIG[.xz] SOURCE > FRAGMENT
+       distro_config.py --builtin DEBIAN_CONFIG[.xz] SOURCE > FRAGMENT
 
 Every symbol of DEBIAN_CONFIG whose name matches a line of SELECT
 (harness/config/distro.select) goes into FRAGMENT with Debian's value:
@@ -10,6 +11,10 @@ Every symbol of DEBIAN_CONFIG whose name matches a line of SELECT
 holds it off.  A module value (=m) is refused: a selected option decides
 how all of the kernel is compiled and must be built in.  SOURCE names
 Debian's config in the fragment's header.
+
+With --builtin, every symbol of DEBIAN_CONFIG goes into FRAGMENT, a module
+(=m) as CONFIG_X=n: Debian's whole config with its modules left out, as
+"make mod2noconfig" leaves it (the whole-config long forms).
 """
 
 import lzma
@@ -42,14 +47,29 @@ def debian_values(path):
     return values
 
 
+def read_values(path):
+    values = debian_values(path)
+    if not values:
+        sys.exit(f'distro_config.py: {path} holds no CONFIG_ line; '
+                 'is it a kernel config?')
+    return values
+
+
+def builtin(path, source):
+    values = read_values(path)
+    print(f'# Taken from Debian: {source}, whole, modules left out')
+    for sym, val in values.items():
+        print(f'CONFIG_{sym}={"n" if val == "m" else val}')
+
+
 def main():
     if len(sys.argv) != 4:
-        sys.exit(__doc__.strip().splitlines()[2])
+        sys.exit('\n'.join(__doc__.strip().splitlines()[2:4]))
+    if sys.argv[1] == '--builtin':
+        builtin(sys.argv[2], sys.argv[3])
+        return
     select = patterns(sys.argv[1])
-    values = debian_values(sys.argv[2])
-    if not values:
-        sys.exit(f'distro_config.py: {sys.argv[2]} holds no CONFIG_ line; '
-                 'is it a kernel config?')
+    values = read_values(sys.argv[2])
     print(f'# Taken from Debian: {sys.argv[3]}, by {sys.argv[1].split("/")[-1]}')
     bad = []
     for sym, val in values.items():

@@ -392,7 +392,7 @@ SKIP_ENTRY = re.compile(r'^(?:\[(?P<qual>[^\]]*)\]\s*)?'
 # "project-ARCH"): VARIANT-ARCH[-distro[-FLAVOUR]][-debug][-JOB], or
 # kunit.py's "kunit.py-ARCH".
 RUN_LABEL = re.compile(r'^(?P<variant>project|base)-(?P<arch>[^-]+)'
-                       r'(?P<distro>-distro(?:-rt)?)?(?P<debug>-debug)?(?:-.+)?$')
+                       r'(?P<distro>-distro(?:-rt|-whole)?)?(?P<debug>-debug)?(?:-.+)?$')
 KUNITPY_LABEL = re.compile(r'^kunit\.py-(?P<arch>[^-]+)(?P<nopreempt>-nopreempt)?$')
 
 
