@@ -77,7 +77,17 @@ qemu_cmd() {
 	append="printk.devkmsg=on panic=-1 kp.job=$job $*"
 	case $KP_ARCH in
 	x86_64)
-		QEMU=(qemu-system-x86_64 -M pc -cpu max -bios /usr/share/qemu/qboot.rom
+		local bin=(qemu-system-x86_64) fw=/usr/share/qemu
+		if [ "${KP_MTTCG:-0}" = 1 ] && [ -z "${KP_ICOUNT:-}" ]; then
+			# Debian 13's QEMU, vCPUs on threads of their own
+			# (harness/lib/mttcg.sh).
+			# shellcheck disable=SC2207 # paths without spaces
+			bin=($(mttcg_qemu))
+			fw=$KP_MTTCG_ROOT/usr/share/qemu
+		fi
+		[ "${bin[0]}" = qemu-system-x86_64 ] ||
+			stage "QEMU: Debian 13's ($("${bin[@]}" --version | head -n1)), multi-threaded TCG"
+		QEMU=("${bin[@]}" -M pc -cpu max -bios "$fw/qboot.rom"
 			-kernel "$KP_BUILD_OUT/$KP_IMAGE"
 			-append "console=ttyS0 $append")
 		# Multi-threaded TCG (QEMU 7.2) sometimes lets a vCPU run an
@@ -85,7 +95,9 @@ qemu_cmd() {
 		# out of memory; the base kernel oopses on it, ours loops
 		# (notes/design-core.md, "QEMU and text_poke_bp").  One TCG
 		# thread does not.  -icount (bench) is single-threaded already.
-		[ -n "${KP_ICOUNT:-}" ] || QEMU+=(-accel tcg,thread=single)
+		# QEMU 8.1 fixed it: with --mttcg, no such option.
+		[ -n "${KP_ICOUNT:-}" ] || [ "${KP_MTTCG:-0}" = 1 ] ||
+			QEMU+=(-accel tcg,thread=single)
 		;;
 	arm64)
 		QEMU=(qemu-system-aarch64 -M virt,gic-version=3 -cpu max,pauth-impdef=on

@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0
+# x86_64 guests whose vCPUs really run at once: Debian 13's QEMU (10.0),
+# run from a minbase trixie tree without a chroot, with multi-threaded TCG.
+# Debian 12's QEMU 7.2 can run an int3 that text_poke_bp() on another vCPU
+# has already taken out of memory (notes/design-core.md, "QEMU and
+# text_poke_bp"), so x86_64 guests otherwise run one TCG thread.  QEMU
+# 8.1.0 fixed it: translation now locks the guest's code pages before it
+# reads them.
+# shellcheck shell=bash
+
+KP_MTTCG_ROOT=${KP_MTTCG_ROOT:-$KP_WORK/qemu-trixie}
+
+# ensure_mttcg_qemu: the trixie tree with qemu-system-x86 in it, made once
+# with debootstrap from this machine's apt mirror.
+ensure_mttcg_qemu() {
+	local root=$KP_MTTCG_ROOT log=$KP_LOGS/qemu-trixie.log mirror
+	[ -x "$root/usr/bin/qemu-system-x86_64" ] && [ -f "$root/.kp-ready" ] && return 0
+	[ "$(id -u)" = 0 ] || die "--mttcg: run as root (debootstrap needs it)"
+	have debootstrap || {
+		stage "installing debootstrap"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+			debootstrap >>"$KP_LOGS/apt.log" 2>&1 ||
+			die "--mttcg: apt-get install debootstrap failed (see $KP_LOGS/apt.log)"
+	}
+	mirror=$(cleanroom_mirror)
+	rm -rf "$root"
+	run_step "--mttcg: fetching Debian 13's QEMU (a minbase trixie tree from $mirror)" "$log" \
+		debootstrap --variant=minbase --include=qemu-system-x86,qemu-system-data \
+		trixie "$root" "$mirror" ||
+		die "--mttcg: debootstrap of trixie with qemu-system-x86 failed (see $log); it needs Debian's registry"
+	touch "$root/.kp-ready"
+}
+
+# mttcg_qemu: the start of a QEMU command line that runs trixie's
+# qemu-system-x86_64 with trixie's libraries, its firmware first.
+mttcg_qemu() {
+	local root=$KP_MTTCG_ROOT
+	echo "$root/usr/lib64/ld-linux-x86-64.so.2" \
+		--library-path "$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu" \
+		"$root/usr/bin/qemu-system-x86_64" -L "$root/usr/share/qemu"
+}
