@@ -194,3 +194,59 @@ fork_some() {
 		i=$((i + 1))
 	done
 }
+
+# A workload that checks its own results, one loop per vCPU: a file
+# written and read back, data through a pipe of two cats, a checksum of
+# generated text, a child's exit status.  Any mismatch is appended to
+# $1, so that a probe that runs an instruction wrongly shows as data.
+CHECKED_WL=
+checked_workload_start() {	# failure-file
+	rm -f "$1"
+	sum=$(seq 1 300 | md5sum)
+	n=0
+	while [ $n -lt "$(grep -c ^processor /proc/cpuinfo)" ]; do
+		sh -c '
+		n=$1 fail=$2 sum=$3 i=0
+		while :; do
+			i=$((i + 1))
+			want="kp $n $i $(date +%s)"
+			echo "$want" >/tmp/cw.$n
+			got=$(cat /tmp/cw.$n)
+			[ "$got" = "$want" ] || echo "loop $n, round $i: file read back \"$got\", wrote \"$want\"" >>$fail
+			got=$(echo "$want" | cat | cat)
+			[ "$got" = "$want" ] || echo "loop $n, round $i: pipe gave \"$got\"" >>$fail
+			got=$(seq 1 300 | md5sum)
+			[ "$got" = "$sum" ] || echo "loop $n, round $i: md5sum gave $got" >>$fail
+			sh -c "exit $((i % 100))"
+			[ $? = $((i % 100)) ] || echo "loop $n, round $i: exit status lost" >>$fail
+		done' sh $n "$1" "$sum" &
+		CHECKED_WL="$CHECKED_WL $!"
+		n=$((n + 1))
+	done
+}
+
+checked_workload_stop() {
+	# shellcheck disable=SC2086 # a list of pids
+	kill $CHECKED_WL 2>/dev/null
+	wait $CHECKED_WL 2>/dev/null
+	CHECKED_WL=
+	return 0
+}
+
+# The functions the checked workload runs, by the function tracer: those
+# called at least three times in a second outside the idle tasks (whose
+# functions the busy workload hardly lets run), a name a line, sorted.
+workload_functions() {
+	t=/sys/kernel/tracing
+	echo 0 >$t/tracing_on
+	echo >$t/trace
+	echo function >$t/current_tracer || return 1
+	echo 1 >$t/tracing_on
+	sleep 1
+	echo 0 >$t/tracing_on
+	awk '$1 !~ /^<idle>/ { for (i = 2; i <= NF; i++) if ($i ~ /^<-/) { n[$(i - 1)]++; break } }
+	     END { for (f in n) if (n[f] >= 3) print f }' $t/trace | sort
+	echo nop >$t/current_tracer
+	echo >$t/trace
+	echo 1 >$t/tracing_on
+}

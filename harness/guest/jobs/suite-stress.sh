@@ -217,7 +217,10 @@ sort $LIST >/tmp/list.before
 insmod /kp/ext/kpstress.ko || say "# kpstress did not load"
 
 PLAN=11
-[ -n "$MINUTES" ] && PLAN=12
+[ -n "$MINUTES" ] && PLAN=$((PLAN + 1))
+# The instruction sweep runs where the harness gave it the base's record
+# (harness/lib/guest.sh: the distro kernels, the long forms).
+[ -f /kp/records/insn.txt ] && PLAN=$((PLAN + 1))
 tap_begin stress $PLAN
 say "# stress: $NCPU vCPUs, $NFUNCS functions, every $STRIDE-th from $FIRST, races ${RACE}s${MINUTES:+, $MINUTES minutes in all}"
 workload_start
@@ -245,6 +248,35 @@ check "kprobes swept over the kernel in register_kprobes() batches: all listed, 
 check "kretprobes swept over the kernel in register_kretprobes() batches: all listed, all removed, as the base takes them" \
 	sweep -m -r -s $MSTRIDE -o $((FIRST % MSTRIDE)) -b $MBATCH -t $DWELL \
 	$(record_args kretprobe) -n /kp/records/own.txt -w $WORKLOAD_FUNCS
+# Every instruction boundary of real functions (kpinsn): the 300 and more
+# functions of the base's record of this config, picked from those its
+# workload ran.  The boundaries taken must be the base's; then kprobes on
+# all of them, with and without a post_handler, sparse ones for the
+# optimizer, and a kretprobe on each function, while a workload that
+# checks its own results runs.  The long form adds every other function
+# the workload runs, compared with the record where it names them.
+insn_sweep() {
+	# Its own workload only: the other one would double the probe hits
+	# that every registration and grace period waits behind under TCG.
+	workload_stop
+	WL=
+	checked_workload_start /tmp/wl.fail
+	if [ -n "$MINUTES" ]; then
+		workload_functions >/tmp/insn.funcs
+		set -- -f /tmp/insn.funcs
+	fi
+	/kp/bin/kpinsn -x /kp/records/insn.txt "$@" -t 2 -W /tmp/wl.fail -N 300 >/tmp/insn.out 2>&1
+	rc=$?
+	checked_workload_stop
+	workload_start
+	to_kmsg </tmp/insn.out
+	[ -f /tmp/wl.fail ] && to_kmsg </tmp/wl.fail
+	return $rc
+}
+if [ -f /kp/records/insn.txt ]; then
+	check "a kprobe on every instruction boundary of 300 functions the workload runs: the base's boundaries taken, every function's probes fire, the workload's results stay right" \
+		insn_sweep
+fi
 check "races: every call seen by every stable probe while others churn" race $RACE 1
 check "races: with the enabled knob and the sysctl flipping" race_flipping $RACE
 if on_rethook; then

@@ -952,10 +952,18 @@ MODULE_PARM_DESC(sleeper, "write 1: one call through a pre_handler that may slee
  *   "a ADDR ADDR ..."  adds addresses to the next batch (hex, any number
  *                      of writes, up to KPS_SWEEP_MAX in all);
  *   "p" or "r"         registers the batch as kprobes or kretprobes;
+ *   "P"                the same as "p", with a post_handler too;
+ *   "c"                checks each address alone: registers it as a
+ *                      disabled kprobe, which arms nothing, and keeps it;
+ *                      then unregisters those taken in one call (for
+ *                      kpinsn, which tries every byte of a function);
  *   "u"                unregisters and forgets it.
  *
- * Reading gives one line per address: "ADDR ERRNO HITS", ERRNO 0 for a
- * probe that registered.  A batch that register_*probes() refuses is
+ * Reading gives one line per address: "ADDR ERRNO HITS OPTIMIZED TEXT
+ * ENTRIES", ERRNO 0 for a probe that registered, OPTIMIZED 1 for a kprobe
+ * that is jump-optimized now, TEXT the four bytes there in hex (kpinsn
+ * compares the code it probed with the base's), ENTRIES a kretprobe's
+ * entries (HITS counts its returns).  A batch that register_*probes() refuses is
  * split in halves until each refused probe stands alone, so a refusal
  * names its own errno and the others still go in batches.
  */
@@ -966,6 +974,7 @@ struct kps_sweep_probe {
 	struct kretprobe rp;
 	unsigned long addr;
 	atomic_long_t hits;
+	atomic_long_t entries;	/* a kretprobe's entry handler's calls */
 	int err;
 };
 
@@ -1033,6 +1042,22 @@ static int kps_sweep_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+static void kps_sweep_post(struct kprobe *p, struct pt_regs *regs,
+			   unsigned long flags)
+{
+}
+
+/* Counted apart: a function that does not return still enters. */
+static int kps_sweep_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	if (rp)
+		atomic_long_inc(&container_of(rp, struct kps_sweep_probe,
+					      rp)->entries);
+	return 0;
+}
+
 static int kps_sweep_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct kretprobe *rp = get_kretprobe(ri);
@@ -1056,18 +1081,21 @@ static void kps_sweep_register(struct kps_sweep_probe *first, unsigned int n,
 
 		memset(&sp->kp, 0, sizeof(sp->kp));
 		memset(&sp->rp, 0, sizeof(sp->rp));
-		if (kps_sweep_kind == 'p') {
+		if (kps_sweep_kind != 'r') {
 			sp->kp.addr = (kprobe_opcode_t *)sp->addr;
 			sp->kp.pre_handler = kps_sweep_pre;
+			if (kps_sweep_kind == 'P')
+				sp->kp.post_handler = kps_sweep_post;
 			ptrs[i] = &sp->kp;
 		} else {
 			sp->rp.kp.addr = (kprobe_opcode_t *)sp->addr;
 			sp->rp.handler = kps_sweep_ret;
+			sp->rp.entry_handler = kps_sweep_entry;
 			ptrs[i] = &sp->rp;
 		}
 	}
 	t0 = ktime_get_ns();
-	ret = kps_sweep_kind == 'p' ?
+	ret = kps_sweep_kind != 'r' ?
 	      register_kprobes((struct kprobe **)ptrs, n) :
 	      register_kretprobes((struct kretprobe **)ptrs, n);
 	t0 = ktime_get_ns() - t0;
@@ -1098,15 +1126,15 @@ static void kps_sweep_unregister(void)
 		if (sp->err)
 			continue;
 		if (!ptrs)	/* no memory for one call: one by one */
-			kps_sweep_kind == 'p' ? unregister_kprobe(&sp->kp) :
+			kps_sweep_kind != 'r' ? unregister_kprobe(&sp->kp) :
 						unregister_kretprobe(&sp->rp);
 		else
-			ptrs[n++] = kps_sweep_kind == 'p' ? (void *)&sp->kp :
+			ptrs[n++] = kps_sweep_kind != 'r' ? (void *)&sp->kp :
 							    (void *)&sp->rp;
 	}
 	waiter = kps_sweep_waiter_start();
 	t0 = ktime_get_ns();
-	if (n && kps_sweep_kind == 'p')
+	if (n && kps_sweep_kind != 'r')
 		unregister_kprobes((struct kprobe **)ptrs, n);
 	else if (n)
 		unregister_kretprobes((struct kretprobe **)ptrs, n);
@@ -1114,7 +1142,7 @@ static void kps_sweep_unregister(void)
 	kps_sweep_waiter_stop(waiter);
 	kvfree(ptrs);
 	pr_info("kpstress: sweep %s: %u of %u registered in %u calls, %llu ms (longest %llu ms; a register_kprobe() beside it: longest %llu ms of %lu); unregistered in %llu ms (beside it: longest %llu ms of %lu)\n",
-		kps_sweep_kind == 'p' ? "kprobes" : "kretprobes", n,
+		kps_sweep_kind != 'r' ? "kprobes" : "kretprobes", n,
 		kps_sweep_nr, kps_sweep_reg_calls,
 		div_u64(kps_sweep_reg_ns, NSEC_PER_MSEC),
 		div_u64(kps_sweep_reg_max_ns, NSEC_PER_MSEC),
@@ -1123,6 +1151,38 @@ static void kps_sweep_unregister(void)
 		div_u64(kps_sweep_wait_max_ns, NSEC_PER_MSEC),
 		kps_sweep_wait_tries);
 	kps_sweep_kind = 0;
+}
+
+/*
+ * Each address alone, as a disabled kprobe: what register_kprobe() takes
+ * there, with no text patched, so that any byte may be tried, on any
+ * kernel.  Those taken stay registered until the end, so that one
+ * unregister_kprobes() call (one grace period) removes them all.
+ */
+static int kps_sweep_check(void)
+{
+	unsigned int i, n = 0;
+	struct kprobe **ptrs;
+
+	ptrs = kvcalloc(kps_sweep_nr, sizeof(*ptrs), GFP_KERNEL);
+	if (!ptrs)
+		return -ENOMEM;
+	for (i = 0; i < kps_sweep_nr; i++) {
+		struct kps_sweep_probe *sp = &kps_sweep_probes[i];
+
+		memset(&sp->kp, 0, sizeof(sp->kp));
+		sp->kp.addr = (kprobe_opcode_t *)sp->addr;
+		sp->kp.pre_handler = kps_sweep_pre;
+		sp->kp.flags = KPROBE_FLAG_DISABLED;
+		sp->err = register_kprobe(&sp->kp);
+		if (!sp->err)
+			ptrs[n++] = &sp->kp;
+		cond_resched();
+	}
+	if (n)
+		unregister_kprobes(ptrs, n);
+	kvfree(ptrs);
+	return 0;
 }
 
 static int kps_sweep_add(char *buf)
@@ -1144,6 +1204,7 @@ static int kps_sweep_add(char *buf)
 		}
 		kps_sweep_probes[kps_sweep_nr].addr = addr;
 		atomic_long_set(&kps_sweep_probes[kps_sweep_nr].hits, 0);
+		atomic_long_set(&kps_sweep_probes[kps_sweep_nr].entries, 0);
 		kps_sweep_probes[kps_sweep_nr].err = -ENOENT;
 		kps_sweep_nr++;
 	}
@@ -1166,7 +1227,11 @@ static ssize_t kps_sweep_write(struct file *file, const char __user *ubuf,
 	case 'a':
 		ret = kps_sweep_kind ? -EBUSY : kps_sweep_add(buf + 1);
 		break;
+	case 'c':
+		ret = kps_sweep_kind || !kps_sweep_nr ? -EBUSY : kps_sweep_check();
+		break;
 	case 'p':
+	case 'P':
 	case 'r':
 		if (kps_sweep_kind || !kps_sweep_nr) {
 			ret = -EBUSY;
@@ -1207,8 +1272,15 @@ static int kps_sweep_show(struct seq_file *m, void *unused)
 	for (i = 0; i < kps_sweep_nr; i++) {
 		struct kps_sweep_probe *sp = &kps_sweep_probes[i];
 
-		seq_printf(m, "%lx %d %lu\n", sp->addr, -sp->err,
-			   atomic_long_read(&sp->hits));
+		u8 text[4] = {};
+
+		/* What is there (with no probe armed: the check's disabled ones). */
+		copy_from_kernel_nofault(text, (void *)sp->addr, sizeof(text));
+		seq_printf(m, "%lx %d %lu %d %4phN %lu\n", sp->addr, -sp->err,
+			   atomic_long_read(&sp->hits),
+			   kps_sweep_kind && kps_sweep_kind != 'r' &&
+			   (sp->kp.flags & KPROBE_FLAG_OPTIMIZED) ? 1 : 0, text,
+			   atomic_long_read(&sp->entries));
 	}
 	mutex_unlock(&kps_sweep_lock);
 	return 0;
@@ -1217,7 +1289,7 @@ static int kps_sweep_show(struct seq_file *m, void *unused)
 static int kps_sweep_open(struct inode *inode, struct file *file)
 {
 	return single_open_size(file, kps_sweep_show, NULL,
-				KPS_SWEEP_MAX * 40);
+				KPS_SWEEP_MAX * 64);
 }
 
 static const struct file_operations kps_sweep_fops = {

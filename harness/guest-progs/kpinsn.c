@@ -1,0 +1,697 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kpinsn - a kprobe on every instruction boundary of real kernel functions.
+ *
+ *   kpinsn -f FUNCS -R RECORD [-S MAXSIZE] [-n COUNT]
+ *   kpinsn -x RECORD [-f FUNCS [-S MAXSIZE]] [-t SECONDS] [-W FILE] [-N MIN]
+ *
+ * FUNCS names functions, one a line (with -x the record's functions come
+ * first).  Their sizes come from /proc/kallsyms (the distance to
+ * the next symbol), and every byte of each (every fourth on arm64) is
+ * tried with the kpstress module's "c" command (harness/modules/kpstress):
+ * a disabled kprobe, registered alone, which patches no text, so any byte
+ * may be tried on any kernel.  What is taken are the function's boundaries.
+ *
+ * With -R RECORD only that is done, and written: one line a function,
+ * "NAME SIZE OFF,OFF,...", then its code in lines "NAME SIZE =OFF:HEX",
+ * the record of a kernel (the base's, by "harness/kp sweep-record").  Of FUNCS, only functions of at most MAXSIZE
+ * bytes are tried there (default 1024: on x86 each try decodes the
+ * function from its start, so a byte costs as much as the bytes before
+ * it), and of those COUNT (default all) evenly spread over the sorted list.
+ * With -x and -f, FUNCS adds functions of at most MAXSIZE bytes to the
+ * record's, all of them tried and probed, compared where the record has
+ * them.
+ *
+ * With -x RECORD the boundaries taken here are compared with the
+ * record's, function by function (where both kernels have the function,
+ * with the same size, and the same code around each difference; an ENDBR
+ * that only this kernel refuses is its documented rule), and then four
+ * rounds run while the
+ * guest's workload does, each round's probes registered in batches of the
+ * kpstress module's size with register_kprobes() or register_kretprobes():
+ *
+ *   pre     every boundary, a pre_handler only (boosting, emulation, and
+ *           jump optimization where the arch has it);
+ *   post    every boundary with a post_handler too (each instruction
+ *           single-stepped or emulated);
+ *   sparse  boundaries at least 16 bytes apart, pre_handler only, left
+ *           SECONDS for the optimizer, and up to 30 more while it makes
+ *           progress: how many the debugfs list shows optimized is
+ *           printed, and on x86_64, which optimizes, none is a failure;
+ *   ret     a kretprobe on each function.
+ *
+ * In every round every probe must register, the function's first probe
+ * (or its kretprobe) must fire, as the workload runs each function, and
+ * once the round's probes are unregistered the debugfs list must be as
+ * before.  With -W FILE, the workload's own failure file must not exist
+ * after a round: the workload checks its results (file contents, pipe
+ * data, exit codes), so that a wrongly emulated instruction shows as data.
+ * With -N MIN, fewer than MIN functions compared with the record is a
+ * failure.  Exit status 1 when a rule was broken, 2 on a setup error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LIST "/sys/kernel/debug/kprobes/list"
+#define SWEEP "/sys/kernel/debug/kpstress_sweep"
+#define BATCH 4096
+#define SPARSE_GAP 16
+
+struct func {
+	char name[128];
+	unsigned long addr;
+	unsigned long size;
+	int found;		/* once in this kernel's kallsyms */
+	unsigned char *taken;	/* per byte: a boundary taken here */
+	unsigned char *want;	/* per byte: taken in the record */
+	unsigned char *image;	/* the function's bytes here */
+	unsigned char *rec_image; /* and in the record's kernel */
+	unsigned char *rec_seen; /* which bytes of rec_image the record has */
+	int in_record;
+	unsigned long rec_size;
+	unsigned long first_hits;
+};
+
+static struct func *funcs;
+static size_t nr_funcs;
+static unsigned int step = 1;
+static int broken;
+
+/* A broken rule: printed, and the exit status is 1. */
+static void rule(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	broken = 1;
+}
+
+static int write_str(const char *s)
+{
+	int fd = open(SWEEP, O_WRONLY);
+	ssize_t n;
+	int e = 0;
+
+	if (fd < 0)
+		return errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		e = errno;
+	close(fd);
+	return e;
+}
+
+static int list_lines(void)
+{
+	FILE *f = fopen(LIST, "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n;
+}
+
+/* How many probes the debugfs list shows jump-optimized. */
+static unsigned long list_optimized(void)
+{
+	FILE *f = fopen(LIST, "r");
+	char line[512];
+	unsigned long n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, "[OPTIMIZED]") != NULL;
+	fclose(f);
+	return n;
+}
+
+static struct func *find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < nr_funcs; i++)
+		if (!strcmp(funcs[i].name, name))
+			return &funcs[i];
+	return NULL;
+}
+
+static struct func *add_func(const char *name)
+{
+	struct func *fn = find(name);
+
+	if (fn)
+		return fn;
+	funcs = realloc(funcs, (nr_funcs + 1) * sizeof(*funcs));
+	if (!funcs) {
+		perror("kpinsn: realloc");
+		exit(2);
+	}
+	fn = &funcs[nr_funcs++];
+	memset(fn, 0, sizeof(*fn));
+	snprintf(fn->name, sizeof(fn->name), "%s", name);
+	return fn;
+}
+
+static void read_names(const char *path)
+{
+	char line[256], name[128];
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "kpinsn: %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s", name) == 1 && name[0] != '#')
+			add_func(name);
+	fclose(f);
+}
+
+/* "OFF:HEX" of a record's "NAME SIZE =OFF:HEX" line: the base's code. */
+static void read_image(struct func *fn, const char *p)
+{
+	unsigned long off, size = fn->rec_size;
+	unsigned int byte;
+	char *end;
+
+	if (!fn->rec_image) {
+		fn->rec_image = calloc(size + 4, 1);
+		fn->rec_seen = calloc(size + 4, 1);
+		if (!fn->rec_image || !fn->rec_seen)
+			exit(2);
+	}
+	off = strtoul(p, &end, 10);
+	if (*end != ':')
+		return;
+	for (p = end + 1; off < size && sscanf(p, "%2x", &byte) == 1; p += 2, off++) {
+		fn->rec_image[off] = byte;
+		fn->rec_seen[off] = 1;
+	}
+}
+
+/* A record line: "NAME SIZE OFF,OFF,..." ("-" for none taken). */
+static void read_record(const char *path)
+{
+	char *line = NULL, name[128], *offs, *tok;
+	size_t cap = 0;
+	unsigned long size, off;
+	struct func *fn;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "kpinsn: %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	while (getline(&line, &cap, f) > 0) {
+		if (line[0] == '#' || sscanf(line, "%127s %lu", name, &size) != 2)
+			continue;
+		offs = strchr(strchr(line, ' ') + 1, ' ');
+		fn = add_func(name);
+		if (!fn->want) {
+			fn->in_record = 1;
+			fn->rec_size = size;
+			fn->want = calloc(size + 1, 1);
+			if (!fn->want)
+				exit(2);
+		}
+		if (size != fn->rec_size)
+			continue;
+		if (offs[1] == '=') {	/* " =OFF:HEX": the code there */
+			read_image(fn, offs + 2);
+			continue;
+		}
+		for (tok = strtok(offs, ", \n"); tok; tok = strtok(NULL, ", \n"))
+			if (sscanf(tok, "%lu", &off) == 1 && off < size)
+				fn->want[off] = 1;
+	}
+	free(line);
+	fclose(f);
+}
+
+/*
+ * Addresses and sizes from /proc/kallsyms: a function's size is the
+ * distance to the next symbol, as the kernel's own kallsyms lookups have it.  A name given twice is not used.
+ */
+static void read_kallsyms(void)
+{
+	char line[512], name[256], type;
+	unsigned long addr, prev_addr = 0;
+	struct func *prev = NULL, *fn;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f) {
+		perror("kpinsn: /proc/kallsyms");
+		exit(2);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (strchr(line, '['))	/* a module's */
+			continue;
+		/* Any next symbol ends a function: a weak one ("W") too. */
+		if (prev && addr > prev_addr) {
+			prev->size = addr - prev_addr;
+			prev = NULL;
+		}
+		if (type != 't' && type != 'T' && type != 'W')
+			continue;
+		fn = find(name);
+		if (!fn)
+			continue;
+		if (fn->found++) {
+			fn->size = 0;
+			continue;
+		}
+		fn->addr = addr;
+		prev = fn;
+		prev_addr = addr;
+	}
+	fclose(f);
+}
+
+/*
+ * Keep the functions of at most @max bytes, and of those @count (0: all),
+ * evenly spread: the k-th that fits is kept where k * count / fit steps.
+ * A function of the record given with -x is always kept.
+ */
+static void select_funcs(unsigned long max, size_t count)
+{
+	size_t i, n = 0, fit = 0, k = 0;
+
+	for (i = 0; i < nr_funcs; i++)
+		fit += funcs[i].size && funcs[i].size <= max && !funcs[i].in_record;
+	if (!count || count > fit)
+		count = fit;
+	for (i = 0; i < nr_funcs; i++) {
+		if (funcs[i].in_record) {
+			funcs[n++] = funcs[i];
+			continue;
+		}
+		if (!funcs[i].size || funcs[i].size > max)
+			continue;
+		if (k * count / fit != (k + 1) * count / fit)
+			funcs[n++] = funcs[i];
+		k++;
+	}
+	nr_funcs = n;
+}
+
+/* What the module read back for the batch: ERRNO, HITS and OPTIMIZED. */
+struct result {
+	unsigned long addr, hits, entries;
+	int err, opt;
+	unsigned char text[4];
+};
+
+static struct result *results;
+
+static size_t read_results(size_t n)
+{
+	char line[128];
+	size_t i = 0;
+	FILE *f = fopen(SWEEP, "r");
+
+	if (!f)
+		return 0;
+	while (i < n && fgets(line, sizeof(line), f)) {
+		unsigned int t = 0;
+
+		results[i].opt = 0;
+		results[i].entries = 0;
+		if (sscanf(line, "%lx %d %lu %d %8x %lu", &results[i].addr, &results[i].err,
+			   &results[i].hits, &results[i].opt, &t, &results[i].entries) >= 3) {
+			/* The hex is the bytes in memory order. */
+			results[i].text[0] = t >> 24;
+			results[i].text[1] = t >> 16;
+			results[i].text[2] = t >> 8;
+			results[i].text[3] = t;
+			i++;
+		}
+	}
+	fclose(f);
+	return i;
+}
+
+static unsigned long *batch;
+static size_t batch_n;
+
+static int send_batch(void)
+{
+	char buf[64 * 24];
+	size_t i = 0, len;
+
+	while (i < batch_n) {
+		len = snprintf(buf, sizeof(buf), "a");
+		for (; i < batch_n && len < sizeof(buf) - 24; i++)
+			len += snprintf(buf + len, sizeof(buf) - len, " %lx", batch[i]);
+		if (write_str(buf))
+			return -1;
+	}
+	return 0;
+}
+
+/* Check every step-th byte of each function: which are boundaries. */
+static int check_round(void)
+{
+	size_t i, k, n;
+	unsigned long off;
+
+	for (i = 0; i < nr_funcs; i++) {
+		struct func *fn = &funcs[i];
+
+		if (!fn->size)
+			continue;
+		fn->taken = calloc(fn->size + 1, 1);
+		fn->image = calloc(fn->size + 4, 1);
+		if (!fn->taken || !fn->image)
+			return -1;
+		for (off = 0; off < fn->size; off += BATCH * step) {
+			batch_n = 0;
+			for (k = off; k < fn->size && batch_n < BATCH; k += step)
+				batch[batch_n++] = fn->addr + k;
+			if (send_batch() || write_str("c"))
+				return -1;
+			n = read_results(batch_n);
+			write_str("u");
+			if (n != batch_n)
+				return -1;
+			for (k = 0; k < n; k++) {
+				unsigned long o = results[k].addr - fn->addr;
+
+				if (!results[k].err)
+					fn->taken[o] = 1;
+				memcpy(fn->image + o, results[k].text, 4);
+			}
+		}
+	}
+	batch_n = 0;
+	return 0;
+}
+
+static void write_record(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	unsigned long off;
+	size_t i;
+	int any;
+
+	if (!f) {
+		fprintf(stderr, "kpinsn: %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	fprintf(f, "# %zu tried: the functions a workload ran, each as \"NAME SIZE\" and\n"
+		"# the offsets that register_kprobe() takes (\"-\": none); a long list\n"
+		"# goes on over more lines with the same NAME SIZE.\n", nr_funcs);
+	for (i = 0; i < nr_funcs; i++) {
+		struct func *fn = &funcs[i];
+
+		if (!fn->size)
+			continue;
+		fprintf(f, "%s %lu ", fn->name, fn->size);
+		any = 0;
+		for (off = 0; off < fn->size; off++) {
+			if (!fn->taken[off])
+				continue;
+			/* Lines short enough for one kernel log record each. */
+			if (any && any % 64 == 0)
+				fprintf(f, "\n%s %lu ", fn->name, fn->size);
+			fprintf(f, "%s%lu", any++ % 64 ? "," : "", off);
+		}
+		fprintf(f, "%s\n", any ? "" : "-");
+		/* The code, so that a kernel whose code differs is told apart. */
+		for (off = 0; off < fn->size; off++) {
+			if (off % 256 == 0)
+				fprintf(f, "%s%s %lu =%lu:", off ? "\n" : "", fn->name,
+					fn->size, off);
+			fprintf(f, "%02x", fn->image[off]);
+		}
+		fprintf(f, "\n");
+	}
+	fclose(f);
+}
+
+static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+static unsigned long allowed_endbr, code_differs;
+
+/* Do this kernel's bytes differ from the record's in [from, to]? */
+static int code_differs_in(struct func *fn, unsigned long from, unsigned long to)
+{
+	unsigned long off;
+
+	if (!fn->rec_image)
+		return 0;
+	for (off = from; off <= to && off < fn->size; off++)
+		if (fn->rec_seen[off] && fn->rec_image[off] != fn->image[off])
+			return 1;
+	return 0;
+}
+
+/*
+ * The boundaries taken here against the record's: 0 alike, 1 not, -1 not
+ * compared (not in the record, another size, or other code where they
+ * differ).  Where only this kernel refuses an ENDBR, that is the rule
+ * Documentation/trace/kprobes.rst gives (an int3 over it would make an
+ * indirect branch to it fault), and no difference.
+ */
+static int compare(struct func *fn)
+{
+	unsigned long off, lo;
+	int differ = 0;
+
+	if (!fn->in_record || !fn->size || fn->size != fn->rec_size)
+		return -1;
+	for (off = 0; off < fn->size; off++) {
+		if (fn->taken[off] == fn->want[off])
+			continue;
+		if (step == 1 && !fn->taken[off] && !memcmp(fn->image + off, endbr64, 4)) {
+			allowed_endbr++;
+			continue;
+		}
+		/* The instruction there, or one before it, is other code. */
+		lo = off >= 15 ? off - 15 : 0;
+		if (code_differs_in(fn, lo, off + 3)) {
+			printf("# kpinsn: %s+%lu: %s here, %s in the record, where the code is not the base's: not compared\n",
+			       fn->name, off, fn->taken[off] ? "taken" : "refused",
+			       fn->want[off] ? "taken" : "refused");
+			code_differs++;
+			return -1;
+		}
+		if (differ++ < 3)
+			rule("# kpinsn: %s+%lu: %s here, %s in the record\n", fn->name, off,
+			     fn->taken[off] ? "taken" : "refused",
+			     fn->want[off] ? "taken" : "refused");
+	}
+	return differ ? 1 : 0;
+}
+
+static void sleep_s(int s)
+{
+	struct timespec ts = { .tv_sec = s };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * One round: KIND 'p', 'P' or 'r' on each function's boundaries taken
+ * here (every one, or with GAP at least that far apart; 'r': the entry).
+ */
+static void probe_round(const char *label, char kind, unsigned long gap,
+			int seconds, const char *wl_fail)
+{
+	unsigned long probes = 0, optimized = 0, fired_fns = 0, tried_fns = 0;
+	unsigned long off, last;
+	size_t i, first = 0, k, n;
+	int before = list_lines(), after, waited;
+	unsigned long opt_before = list_optimized(), now, prev;
+	char cmd[2] = { kind, 0 };
+	time_t t0 = time(NULL);
+
+	for (i = 0; i <= nr_funcs; i++) {
+		struct func *fn = i < nr_funcs ? &funcs[i] : NULL;
+		size_t need = 0;
+
+		/* How many probes this function adds. */
+		if (fn && fn->size && fn->taken) {
+			last = 0;
+			for (off = 0; off < fn->size; off++) {
+				if (!fn->taken[off])
+					continue;
+				if (kind == 'r' ? off != 0 :
+				    need && off - last < gap)
+					continue;
+				need++;
+				last = off;
+			}
+		}
+		/* Flush the batch when this function would not fit, or at the end. */
+		if (batch_n && (!fn || batch_n + need > BATCH)) {
+			if (send_batch() || write_str(cmd)) {
+				rule("# kpinsn: %s round: the kpstress module refused the batch\n",
+				     label);
+				write_str("u");
+				return;
+			}
+			sleep_s(seconds);
+			/*
+			 * The optimizer works in the background, each pass
+			 * after an RCU-tasks grace period, which a busy TCG
+			 * guest stretches to many seconds: while it makes
+			 * progress, give it up to half a minute more.
+			 */
+			now = list_optimized();
+			for (waited = 0; gap > 1 && waited < 30; waited += 2) {
+				sleep_s(2);
+				prev = now;
+				now = list_optimized();
+				if (now == prev && now)
+					break;
+			}
+			optimized += now > opt_before ? now - opt_before : 0;
+			n = read_results(batch_n);
+			for (k = 0; k < n; k++)
+				if (results[k].err)
+					rule("# kpinsn: %s round: %lx refused, errno %d\n", label,
+					     results[k].addr, results[k].err);
+			for (; first < i; first++) {
+				struct func *f = &funcs[first];
+
+				if (!f->size || !f->taken)
+					continue;
+				/* Its first probe: the batch is in list order, not by address. */
+				for (k = 0; k < n; k++)
+					if (results[k].addr >= f->addr &&
+					    results[k].addr < f->addr + f->size)
+						break;
+				tried_fns++;
+				/* A kretprobe fires on entry: some never return. */
+				f->first_hits = k == n ? 0 : kind == 'r' ?
+						results[k].entries : results[k].hits;
+				if (f->first_hits)
+					fired_fns++;
+				else
+					rule("# kpinsn: %s round: %s's first probe never fired\n",
+					     label, f->name);
+			}
+			probes += n;
+			write_str("u");
+			batch_n = 0;
+		}
+		if (!fn || !need)
+			continue;
+		last = 0;
+		need = 0;
+		for (off = 0; off < fn->size; off++) {
+			if (!fn->taken[off])
+				continue;
+			if (kind == 'r' ? off != 0 : need && off - last < gap)
+				continue;
+			batch[batch_n++] = fn->addr + off;
+			need++;
+			last = off;
+		}
+	}
+	after = list_lines();
+	if (after != before)
+		rule("# kpinsn: %s round: the debugfs list had %d lines before, %d after\n",
+		     label, before, after);
+	if (wl_fail && access(wl_fail, F_OK) == 0)
+		rule("# kpinsn: %s round: the workload saw wrong results (%s)\n", label, wl_fail);
+	printf("# kpinsn: %s: %lu probes on %lu functions, %lu fired, %lu optimized, %lds\n",
+	       label, probes, tried_fns, fired_fns, optimized, (long)(time(NULL) - t0));
+	/* x86_64 jump-optimizes (arm64 does not yet): sparse probes must be. */
+	if (gap > 1 && step == 1 && !optimized)
+		rule("# kpinsn: %s round: no probe was optimized\n", label);
+}
+
+int main(int argc, char **argv)
+{
+	const char *names = NULL, *rec_out = NULL, *rec_in = NULL, *wl_fail = NULL;
+	unsigned long compared = 0, differ = 0, boundaries = 0;
+	int opt, seconds = 2, min = 0, r;
+	unsigned long max_size = 1024;
+	size_t count = 0;
+	struct utsname u;
+	size_t i;
+
+	while ((opt = getopt(argc, argv, "f:R:x:t:W:N:S:n:")) != -1) {
+		switch (opt) {
+		case 'f': names = optarg; break;
+		case 'R': rec_out = optarg; break;
+		case 'x': rec_in = optarg; break;
+		case 't': seconds = atoi(optarg); break;
+		case 'W': wl_fail = optarg; break;
+		case 'N': min = atoi(optarg); break;
+		case 'S': max_size = strtoul(optarg, NULL, 0); break;
+		case 'n': count = strtoul(optarg, NULL, 0); break;
+		default:
+			fprintf(stderr, "usage: kpinsn -f FUNCS -R RECORD [-S MAXSIZE] [-n COUNT]\n"
+				"       kpinsn -x RECORD [-f FUNCS [-S MAXSIZE]] [-t S] [-W FILE] [-N MIN]\n");
+			return 2;
+		}
+	}
+	if (!rec_out == !rec_in || (rec_out && !names)) {
+		fprintf(stderr, "kpinsn: give -R with -f, or -x\n");
+		return 2;
+	}
+	if (!uname(&u) && !strcmp(u.machine, "aarch64"))
+		step = 4;
+	if (names)
+		read_names(names);
+	if (rec_in)
+		read_record(rec_in);
+	read_kallsyms();
+	select_funcs(max_size, count);
+	batch = calloc(BATCH, sizeof(*batch));
+	results = calloc(BATCH, sizeof(*results));
+	if (!batch || !results)
+		return 2;
+	write_str("u");
+	if (check_round()) {
+		printf("# kpinsn: the kpstress module's check failed (is it loaded?)\n");
+		return 2;
+	}
+	for (i = 0; i < nr_funcs; i++) {
+		unsigned long off;
+
+		for (off = 0; funcs[i].taken && off < funcs[i].size; off++)
+			boundaries += funcs[i].taken[off];
+	}
+	if (rec_out) {
+		write_record(rec_out);
+		printf("# kpinsn: recorded %zu functions, %lu boundaries taken\n",
+		       nr_funcs, boundaries);
+		return 0;
+	}
+	for (i = 0; i < nr_funcs; i++) {
+		r = compare(&funcs[i]);
+		if (r < 0)
+			continue;
+		compared++;
+		differ += r;
+	}
+	printf("# kpinsn: %zu functions, %lu boundaries taken; %lu compared with the record, %lu differ; %lu ENDBRs refused by rule; %lu not compared, their code not the base's\n",
+	       nr_funcs, boundaries, compared, differ, allowed_endbr, code_differs);
+	if ((long)compared < min) {
+		printf("# kpinsn: only %lu functions compared, fewer than %d\n", compared, min);
+		broken = 1;
+	}
+	probe_round("pre", 'p', 1, seconds, wl_fail);
+	probe_round("post", 'P', 1, seconds, wl_fail);
+	probe_round("sparse", 'p', SPARSE_GAP, seconds, wl_fail);
+	probe_round("ret", 'r', 1, seconds, wl_fail);
+	return broken;
+}
