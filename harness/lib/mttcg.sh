@@ -32,10 +32,12 @@ ensure_mttcg_qemu() {
 }
 
 # mttcg_qemu: the start of a QEMU command line that runs trixie's
-# qemu-system-x86_64 with trixie's libraries, its firmware first.
+# qemu-system-x86_64 with trixie's libraries, modules and firmware (the
+# host's 7.2 modules would not load into it).
 mttcg_qemu() {
 	local root=$KP_MTTCG_ROOT
-	echo "$root/usr/lib64/ld-linux-x86-64.so.2" \
+	echo env QEMU_MODULE_DIR="$root/usr/lib/x86_64-linux-gnu/qemu" \
+		"$root/usr/lib64/ld-linux-x86-64.so.2" \
 		--library-path "$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu" \
 		"$root/usr/bin/qemu-system-x86_64" -L "$root/usr/share/qemu"
 }
