@@ -41,8 +41,8 @@ make_initramfs() {
 		for rec in "$(sweep_record_name "$KP_ARCH" 0 "$kind")" \
 			"$(sweep_record_name "$KP_ARCH" "$debug" kprobe)" \
 			"$(sweep_record_name "$KP_ARCH" 0 kprobe)" \
-			"$(KP_DISTRO= sweep_record_name "$KP_ARCH" 0 "$kind")" \
-			"$(KP_DISTRO= sweep_record_name "$KP_ARCH" 0 kprobe)"; do
+			"$(KP_DISTRO='' sweep_record_name "$KP_ARCH" 0 "$kind")" \
+			"$(KP_DISTRO='' sweep_record_name "$KP_ARCH" 0 kprobe)"; do
 			rec=$KP_HARNESS/stress/$rec
 			[ -f "$rec" ] || continue
 			cp "$rec" "$root/kp/records/$kind.partial.txt"
