@@ -506,6 +506,32 @@ static void sleep_s(int s)
 }
 
 /*
+ * The probes of one round in @fn: its boundaries taken here, every one or
+ * with @gap at least that far apart ('r': the entry only).  Returns how
+ * many, and writes their addresses to @out unless it is NULL.
+ */
+static size_t pick_probes(const struct func *fn, char kind, unsigned long gap,
+			  unsigned long *out)
+{
+	unsigned long off, last = 0;
+	size_t n = 0;
+
+	if (!fn->size || !fn->taken)
+		return 0;
+	for (off = 0; off < fn->size; off++) {
+		if (!fn->taken[off])
+			continue;
+		if (kind == 'r' ? off != 0 : n && off - last < gap)
+			continue;
+		if (out)
+			out[n] = fn->addr + off;
+		n++;
+		last = off;
+	}
+	return n;
+}
+
+/*
  * One round: KIND 'p', 'P' or 'r' on each function's boundaries taken
  * here (every one, or with GAP at least that far apart; 'r': the entry).
  */
@@ -513,7 +539,6 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 			int seconds, const char *wl_fail)
 {
 	unsigned long probes = 0, optimized = 0, fired_fns = 0, tried_fns = 0;
-	unsigned long off, last;
 	size_t i, first = 0, k, n;
 	int before = list_lines(), after, waited;
 	unsigned long opt_before = list_optimized(), now, prev;
@@ -522,21 +547,8 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 
 	for (i = 0; i <= nr_funcs; i++) {
 		struct func *fn = i < nr_funcs ? &funcs[i] : NULL;
-		size_t need = 0;
+		size_t need = fn ? pick_probes(fn, kind, gap, NULL) : 0;
 
-		/* How many probes this function adds. */
-		if (fn && fn->size && fn->taken) {
-			last = 0;
-			for (off = 0; off < fn->size; off++) {
-				if (!fn->taken[off])
-					continue;
-				if (kind == 'r' ? off != 0 :
-				    need && off - last < gap)
-					continue;
-				need++;
-				last = off;
-			}
-		}
 		/* Flush the batch when this function would not fit, or at the end. */
 		if (batch_n && (!fn || batch_n + need > BATCH)) {
 			if (send_batch() || write_str(cmd)) {
@@ -590,19 +602,8 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 			write_str("u");
 			batch_n = 0;
 		}
-		if (!fn || !need)
-			continue;
-		last = 0;
-		need = 0;
-		for (off = 0; off < fn->size; off++) {
-			if (!fn->taken[off])
-				continue;
-			if (kind == 'r' ? off != 0 : need && off - last < gap)
-				continue;
-			batch[batch_n++] = fn->addr + off;
-			need++;
-			last = off;
-		}
+		if (need)
+			batch_n += pick_probes(fn, kind, gap, batch + batch_n);
 	}
 	after = list_lines();
 	if (after != before)

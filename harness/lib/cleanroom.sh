@@ -26,18 +26,23 @@ cleanroom_umount() {
 	return 0
 }
 
+# ensure_debootstrap WHO: install debootstrap if missing; WHO names the
+# command that needs it in the error.
+ensure_debootstrap() {
+	have debootstrap && return 0
+	stage "installing debootstrap"
+	apt-get update -qq >>"$KP_LOGS/apt.log" 2>&1 || true
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		debootstrap >>"$KP_LOGS/apt.log" 2>&1 ||
+		die "$1: apt-get install debootstrap failed (see $KP_LOGS/apt.log)"
+}
+
 # A fresh system each run, unpacked from a cached debootstrap tarball (only
 # Debian's packages are in it).
 cleanroom_make() {
 	local root=$1 tarball=$KP_CLEANROOM.debs.tgz mirror
 	[ "$(id -u)" = 0 ] || die "cleanroom: run as root (debootstrap and chroot need it)"
-	have debootstrap || {
-		stage "installing debootstrap"
-		apt-get update -qq >>"$KP_LOGS/apt.log" 2>&1 || true
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-			debootstrap >>"$KP_LOGS/apt.log" 2>&1 ||
-			die "cleanroom: apt-get install debootstrap failed (see $KP_LOGS/apt.log)"
-	}
+	ensure_debootstrap cleanroom
 	cleanroom_umount "$root"
 	rm -rf "$root"
 	mkdir -p "$root"

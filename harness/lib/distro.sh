@@ -61,12 +61,18 @@ ensure_debian_config() {
 		warn "distro: Debian's configs are $(cat "$dir/version"), the base is $want"
 }
 
+# distro_source: how a fragment's header names Debian's config (after
+# ensure_debian_config).
+distro_source() {
+	echo "linux-config-6.12 $(cat "$(dirname "$KP_DEBIAN_CONFIG")/version") $(basename "$KP_DEBIAN_CONFIG" .xz)"
+}
+
 # distro_fragment ARCH OUT [SELECT]: write the options taken from Debian
 # (those harness/config/SELECT names, distro.select by default) to OUT.
 distro_fragment() {
 	ensure_debian_config "$1"
 	python3 "$KP_HARNESS/lib/distro_config.py" "$KP_HARNESS/config/${3:-distro.select}" \
-		"$KP_DEBIAN_CONFIG" "linux-config-6.12 $(cat "$(dirname "$KP_DEBIAN_CONFIG")/version") $(basename "$KP_DEBIAN_CONFIG" .xz)" \
+		"$KP_DEBIAN_CONFIG" "$(distro_source)" \
 		>"$2" || die "distro: deriving the config fragment from $KP_DEBIAN_CONFIG failed"
 }
 
@@ -83,15 +89,15 @@ distro_whole() {
 distro_builtin() {
 	ensure_debian_config "$1"
 	python3 "$KP_HARNESS/lib/distro_config.py" --builtin "$KP_DEBIAN_CONFIG" \
-		"linux-config-6.12 $(cat "$(dirname "$KP_DEBIAN_CONFIG")/version") $(basename "$KP_DEBIAN_CONFIG" .xz)" \
+		"$(distro_source)" \
 		>"$2" || die "distro: turning $KP_DEBIAN_CONFIG into a fragment failed"
 }
 
 # distro_words: what a record's header says of a distro config.
 distro_words() {
+	local name
 	[ -n "${KP_DISTRO:-}" ] || return 0
-	distro_whole && printf ' over the whole of Debian'"'"'s %s, modules left out' \
-		"$(distro_debian_config "$(tools_debarch "$KP_ARCH")")"
-	printf ' with Debian'"'"'s values of harness/config/distro.select, from %s' \
-		"$(distro_debian_config "$(tools_debarch "$KP_ARCH")")"
+	name=$(distro_debian_config "$(tools_debarch "$KP_ARCH")")
+	distro_whole && printf ' over the whole of Debian'"'"'s %s, modules left out' "$name"
+	printf ' with Debian'"'"'s values of harness/config/distro.select, from %s' "$name"
 }

@@ -11,17 +11,13 @@
 KP_MTTCG_ROOT=${KP_MTTCG_ROOT:-$KP_WORK/qemu-trixie}
 
 # ensure_mttcg_qemu: the trixie tree with qemu-system-x86 in it, made once
-# with debootstrap from this machine's apt mirror.
+# with debootstrap from this machine's apt mirror (harness/lib/cleanroom.sh
+# has both).
 ensure_mttcg_qemu() {
 	local root=$KP_MTTCG_ROOT log=$KP_LOGS/qemu-trixie.log mirror
 	[ -x "$root/usr/bin/qemu-system-x86_64" ] && [ -f "$root/.kp-ready" ] && return 0
 	[ "$(id -u)" = 0 ] || die "--mttcg: run as root (debootstrap needs it)"
-	have debootstrap || {
-		stage "installing debootstrap"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-			debootstrap >>"$KP_LOGS/apt.log" 2>&1 ||
-			die "--mttcg: apt-get install debootstrap failed (see $KP_LOGS/apt.log)"
-	}
+	ensure_debootstrap --mttcg
 	mirror=$(cleanroom_mirror)
 	rm -rf "$root"
 	run_step "--mttcg: fetching Debian 13's QEMU (a minbase trixie tree from $mirror)" "$log" \

@@ -540,6 +540,7 @@ class ExpectedSkips(unittest.TestCase):
                                 ('project-x86_64-debug-test', thunks, True),
                                 ('project-x86_64-distro-test', thunks, False),
                                 ('project-x86_64-distro-rt-debug-test', thunks, False),
+                                ('project-x86_64-distro-whole-test', thunks, False),
                                 ('kunit.py-x86_64', thunks, True),
                                 ('project-x86_64-distro-test', np, True),
                                 ('project-x86_64-distro-tools', np, True),

@@ -2,9 +2,9 @@
 # What this kernel lets be probed: kpsweep -m over every function an event
 # accepts, kprobes and then kretprobes, each refusal recorded with its
 # errno; then the instruction boundaries that register_kprobe() takes in
-# the functions a workload runs (kpinsn).  kp.only= names the kinds wanted.  Run on the base ("harness/kp
-# sweep-record"), the records become harness/stress/, which the stress
-# suite compares the project with.
+# the functions a workload runs (kpinsn).  kp.only= names the kinds wanted.
+# Run on the base ("harness/kp sweep-record"), the records become
+# harness/stress/, which the stress suite compares the project with.
 . /kp/lib.sh
 
 insmod /kp/ext/kpstress.ko || { say "# kpstress did not load"; exit 1; }

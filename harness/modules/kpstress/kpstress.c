@@ -963,9 +963,9 @@ MODULE_PARM_DESC(sleeper, "write 1: one call through a pre_handler that may slee
  * ENTRIES", ERRNO 0 for a probe that registered, OPTIMIZED 1 for a kprobe
  * that is jump-optimized now, TEXT the four bytes there in hex (kpinsn
  * compares the code it probed with the base's), ENTRIES a kretprobe's
- * entries (HITS counts its returns).  A batch that register_*probes() refuses is
- * split in halves until each refused probe stands alone, so a refusal
- * names its own errno and the others still go in batches.
+ * entries (HITS counts its returns).  A batch that register_*probes()
+ * refuses is split in halves until each refused probe stands alone, so a
+ * refusal names its own errno and the others still go in batches.
  */
 #define KPS_SWEEP_MAX	4096
 
@@ -1047,24 +1047,29 @@ static void kps_sweep_post(struct kprobe *p, struct pt_regs *regs,
 {
 }
 
-/* Counted apart: a function that does not return still enters. */
-static int kps_sweep_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static struct kps_sweep_probe *kps_sweep_of(struct kretprobe_instance *ri)
 {
 	struct kretprobe *rp = get_kretprobe(ri);
 
-	if (rp)
-		atomic_long_inc(&container_of(rp, struct kps_sweep_probe,
-					      rp)->entries);
+	return rp ? container_of(rp, struct kps_sweep_probe, rp) : NULL;
+}
+
+/* Counted apart: a function that does not return still enters. */
+static int kps_sweep_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kps_sweep_probe *sp = kps_sweep_of(ri);
+
+	if (sp)
+		atomic_long_inc(&sp->entries);
 	return 0;
 }
 
 static int kps_sweep_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct kretprobe *rp = get_kretprobe(ri);
+	struct kps_sweep_probe *sp = kps_sweep_of(ri);
 
-	if (rp)
-		atomic_long_inc(&container_of(rp, struct kps_sweep_probe,
-					      rp)->hits);
+	if (sp)
+		atomic_long_inc(&sp->hits);
 	return 0;
 }
 
@@ -1271,7 +1276,6 @@ static int kps_sweep_show(struct seq_file *m, void *unused)
 	mutex_lock(&kps_sweep_lock);
 	for (i = 0; i < kps_sweep_nr; i++) {
 		struct kps_sweep_probe *sp = &kps_sweep_probes[i];
-
 		u8 text[4] = {};
 
 		/* What is there (with no probe armed: the check's disabled ones). */
