@@ -297,14 +297,19 @@ int arm64_probe_reason_errno(enum arm64_probe_reason reason)
 
 static bool is_excl_load(u32 insn)
 {
-	return (insn & 0x3f400000) == 0x08400000 &&
+	return aarch64_insn_is_load_ex(insn) &&
 	       excl_verdict(insn).class == ARM64_PROBE_REJECTED;
 }
 
-static bool is_excl_store(u32 insn)
+/*
+ * Any store of the exclusive class ends a sequence, a store-release
+ * (STLR) too: no sequence has one inside, and an exclusive load with no
+ * store after it (a WFE wait arming the monitor) would otherwise fence
+ * off the code behind it for the whole window.
+ */
+static bool ends_excl_sequence(u32 insn)
 {
-	return (insn & 0x3f400000) == 0x08000000 &&
-	       excl_verdict(insn).class == ARM64_PROBE_REJECTED;
+	return aarch64_insn_is_store_ex(insn);
 }
 
 /*
@@ -323,7 +328,7 @@ static bool in_exclusive_sequence(kprobe_opcode_t *addr)
 	for (i = 1; i <= back; i++) {
 		u32 insn = le32_to_cpu((__force __le32)addr[-i]);
 
-		if (is_excl_store(insn))
+		if (ends_excl_sequence(insn))
 			return false;
 		if (is_excl_load(insn))
 			return true;

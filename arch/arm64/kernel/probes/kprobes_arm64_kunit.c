@@ -50,6 +50,8 @@ enum {
 	KPA_SVC, KPA_BRK, KPA_MSR_DAIF, KPA_MRS_DAIF, KPA_MSR_REG,
 	KPA_HINT_UNK, KPA_UDF,
 	KPA_SUBS, KPA_CSEL,		/* run in the handler */
+	KPA_AFTER_LDAR, KPA_AFTER_CAS,	/* after one-instruction atomics */
+	KPA_AFTER_STLR,			/* after LDXR, then STLR */
 	KPA_NR
 };
 
@@ -244,6 +246,25 @@ asm(".pushsection .text, \"ax\"\n"
 	"ret\n"
 	".type kpa_rejects, %function\n.size kpa_rejects, . - kpa_rejects\n"
 
+	"kpa_acquire:\n\t"
+	"hint #34\n\t"
+	"ldar x2, [x0]\n"
+	".Lafter_ldar: add x2, x2, #1\n\t"
+	"stlr x2, [x0]\n\t"
+	"mov x0, x2\n\t"
+	"ret\n"
+	".type kpa_acquire, %function\n.size kpa_acquire, . - kpa_acquire\n"
+
+	"kpa_atomics:\n\t"
+	"hint #34\n\t"
+	".inst 0x88e17c02\n"		/* CASA w1, w2, [x0] */
+	".Lafter_cas: add x2, x2, #1\n\t"
+	"ldxr w4, [x0]\n\t"		/* as a WFE wait has it: no store */
+	"stlr w2, [x0]\n"
+	".Lafter_stlr: add x2, x2, #1\n\t"
+	"ret\n"
+	".type kpa_atomics, %function\n.size kpa_atomics, . - kpa_atomics\n"
+
 	".balign 16\n"
 	".Llitq: .quad 0x0123456789abcdef, 0xfedcba9876543210\n"
 	".Llit64: .quad 0x1122334455667788\n"
@@ -296,6 +317,9 @@ asm(".pushsection .text, \"ax\"\n"
 	".long .Ludf - kpa_text\n"
 	".long .Lsubs - kpa_text\n"
 	".long .Lcsel - kpa_text\n"
+	".long .Lafter_ldar - kpa_text\n"
+	".long .Lafter_cas - kpa_text\n"
+	".long .Lafter_stlr - kpa_text\n"
 	".popsection\n");
 
 static void *kpa_addr(int site)
@@ -728,6 +752,34 @@ static void after_exclusive(struct kunit *test)
 	kpa_disarm();
 	KUNIT_EXPECT_EQ(test, v, 42);
 	KUNIT_EXPECT_GE(test, hit.pre, 1);
+}
+
+/*
+ * A load-acquire or a compare-and-swap is a whole atomic access in one
+ * instruction, not the start of an exclusive sequence: the instruction
+ * after it may carry a probe.  (The base refuses everything from either
+ * up to the next store-release or exclusive store.)  A store-release
+ * ends a sequence, as in the base: an exclusive load that no exclusive
+ * store follows (a WFE wait) leaves the code after the STLR probeable.
+ */
+static void after_acquire(struct kunit *test)
+{
+	struct arch_specific_insn asi = {};
+	struct arm64_probe_verdict v;
+	u64 v41 = 41;
+
+	kpa_arm(test, KPA_AFTER_LDAR, ARM64_PROBE_STEPPED);
+	KUNIT_EXPECT_EQ(test, kpa_acquire(&v41), 42);
+	kpa_disarm();
+	KUNIT_EXPECT_EQ(test, v41, 42);
+	kpa_expect_hits(test, KPA_AFTER_LDAR, 1);
+
+	v = arm_kprobe_decode_insn(kpa_addr(KPA_AFTER_CAS), &asi);
+	KUNIT_EXPECT_EQ(test, v.class, ARM64_PROBE_STEPPED);
+	KUNIT_EXPECT_EQ(test, v.reason, ARM64_PROBE_OK);
+	v = arm_kprobe_decode_insn(kpa_addr(KPA_AFTER_STLR), &asi);
+	KUNIT_EXPECT_EQ(test, v.class, ARM64_PROBE_STEPPED);
+	KUNIT_EXPECT_EQ(test, v.reason, ARM64_PROBE_OK);
 }
 
 struct kpa_decode {
@@ -1285,6 +1337,7 @@ static struct kunit_case kpa_cases[] = {
 	KUNIT_CASE_PARAM(decoder, kpa_decode_gen_params),
 	KUNIT_CASE_PARAM(rejected, kpa_reject_gen_params),
 	KUNIT_CASE(after_exclusive),
+	KUNIT_CASE(after_acquire),
 	KUNIT_CASE(sim_b),
 	KUNIT_CASE(sim_bl),
 	KUNIT_CASE(sim_b_cond),

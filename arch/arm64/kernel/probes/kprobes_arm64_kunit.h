@@ -32,8 +32,10 @@ u64 kpa_hints(u64 x);		/* NOP, BTI, PRFM: x */
 u64 kpa_step(const u64 *p);	/* *p + 5 */
 u64 kpa_mrs(void);		/* current */
 u64 kpa_excl(u64 *p);		/* ++*p */
+u64 kpa_acquire(u64 *p);	/* ++*p, with LDAR and STLR */
 u64 kpa_min(s64 a, s64 b);	/* SUBS then CSEL: the smaller */
 void kpa_rejects(void);		/* never called */
+void kpa_atomics(void);		/* never called: the CPU may lack LSE */
 
 /* ftrace sites: kpa_ft_marked() calls kpa_ft_target(), which is C */
 u64 kpa_ft_marked(u64 a);
