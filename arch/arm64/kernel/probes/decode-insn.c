@@ -18,6 +18,7 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
@@ -268,6 +269,8 @@ const char *arm64_probe_reason_str(enum arm64_probe_reason reason)
 		return "touches processor state the breakpoint changes";
 	case ARM64_PROBE_HINT:
 		return "a hint not known to be safe";
+	case ARM64_PROBE_FTRACE_OPS:
+		return "is the ftrace ops pointer of the next function";
 	case ARM64_PROBE_UNKNOWN:
 	default:
 		return "an instruction the decoder does not know";
@@ -434,13 +437,45 @@ bool arm64_insn_register_only(u32 insn)
 }
 EXPORT_SYMBOL_IF_KUNIT(arm64_insn_register_only);
 
+/*
+ * With call ops, the compiler puts two words before each function that
+ * ftrace can trace, and ftrace keeps there a pointer to the ops that
+ * handle the function: ftrace_caller loads it on every call through the
+ * site.  kallsyms counts those words in the function before, and as
+ * instructions they may well decode, but a BRK over either half turns the
+ * pointer into garbage as soon as the function is traced (a probe riding
+ * its site is enough), and ftrace rewrites both halves behind the probe's
+ * back.  The site is at most two instructions past the function's start
+ * (BTI C, MOV X9, X30), so it is within 16 bytes of either word.
+ */
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS
+static bool in_ftrace_ops_literal(kprobe_opcode_t *addr)
+{
+	unsigned long a = (unsigned long)addr, site, func;
+
+	site = ftrace_location_range(a + AARCH64_INSN_SIZE,
+				     a + 4 * AARCH64_INSN_SIZE);
+	if (!site)
+		return false;
+	func = arm64_ftrace_site_func(site);
+	return a < func && a >= func - 2 * AARCH64_INSN_SIZE;
+}
+#else
+static bool in_ftrace_ops_literal(kprobe_opcode_t *addr)
+{
+	return false;
+}
+#endif
+
 /**
  * arm_kprobe_decode_insn() - classify a kernel instruction for a kprobe
  * @addr: where it is
  * @asi: filled in with the simulation routine, if any
  *
- * Adds to arm_probe_decode_insn() the check of the instructions before
- * @addr: one inside an exclusive sequence is rejected too.
+ * Adds to arm_probe_decode_insn() what only the kernel has: the ftrace
+ * ops pointer before a function is no instruction, and one inside an
+ * exclusive sequence (found by the instructions before @addr) is rejected
+ * too.
  *
  * Return: the class, and for a rejected instruction the reason.
  */
@@ -449,6 +484,8 @@ struct arm64_probe_verdict arm_kprobe_decode_insn(kprobe_opcode_t *addr,
 {
 	struct arm64_probe_verdict v;
 
+	if (in_ftrace_ops_literal(addr))
+		return REJECTED(ARM64_PROBE_FTRACE_OPS);
 	v = arm_probe_decode_insn(le32_to_cpu((__force __le32)*addr), &asi->api,
 				  ARM64_PROBE_KERNEL);
 	if (v.class != ARM64_PROBE_REJECTED && in_exclusive_sequence(addr))

@@ -6,6 +6,7 @@
 #ifndef __ARM64_KERNEL_PROBES_DECODE_INSN_H
 #define __ARM64_KERNEL_PROBES_DECODE_INSN_H
 
+#include <asm/insn.h>
 #include <asm/probes.h>
 
 /**
@@ -33,6 +34,8 @@ enum arm64_probe_class {
  *	debug registers, system register writes)
  * @ARM64_PROBE_HINT: a hint that is neither known to be harmless nor
  *	simulated
+ * @ARM64_PROBE_FTRACE_OPS: not an instruction but the ftrace ops pointer
+ *	kept just before a function with call ops, which ftrace_caller loads
  */
 enum arm64_probe_reason {
 	ARM64_PROBE_OK,
@@ -42,6 +45,7 @@ enum arm64_probe_reason {
 	ARM64_PROBE_EXCEPTION,
 	ARM64_PROBE_SYSTEM,
 	ARM64_PROBE_HINT,
+	ARM64_PROBE_FTRACE_OPS,
 };
 
 /**
@@ -65,6 +69,21 @@ const char *arm64_probe_reason_str(enum arm64_probe_reason reason);
 int arm64_probe_reason_errno(enum arm64_probe_reason reason);
 
 #ifdef CONFIG_KPROBES
+/*
+ * The start of the function whose ftrace site is @site: one instruction
+ * before it (MOV X9, X30), or two when the function starts with BTI C.
+ * With call ops the word two before a function without BTI is the high
+ * half of its ops pointer, never a BTI.
+ */
+static __always_inline unsigned long arm64_ftrace_site_func(unsigned long site)
+{
+	u32 insn = le32_to_cpu(*(__le32 *)(site - 2 * AARCH64_INSN_SIZE));
+
+	if (aarch64_insn_is_bti(insn))
+		return site - 2 * AARCH64_INSN_SIZE;
+	return site - AARCH64_INSN_SIZE;
+}
+
 bool arm64_insn_register_only(u32 insn);
 struct arm64_probe_verdict arm_kprobe_decode_insn(kprobe_opcode_t *addr,
 						  struct arch_specific_insn *asi);

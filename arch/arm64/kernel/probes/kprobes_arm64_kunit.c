@@ -1321,6 +1321,47 @@ static void ftrace_direct_shared(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, kpa_ft_first_is_brk());
 	kpa_other_leave(test);
 }
+
+/*
+ * With call ops, the two words before a function hold the ops that ftrace
+ * calls for it, and ftrace_caller loads them on every call through the
+ * site.  A probe there would be a BRK in the middle of that pointer: both
+ * words are refused, and the pointer stays whole while the function's
+ * entry probe rides the site.
+ */
+static void ftrace_ops_literal(struct kunit *test)
+{
+	unsigned long func = (unsigned long)kpa_ft_target;
+	u64 *literal = (u64 *)(func - 2 * AARCH64_INSN_SIZE);
+	u64 ops, now;
+	int i, ret;
+
+	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS))
+		kunit_skip(test, "no call ops: nothing is kept before a function");
+
+	kpa_ft_site(test);
+	kpa_ft_register(test, KPA_FT_WATCH, false);
+	ops = READ_ONCE(*literal);
+	for (i = 1; i <= 2; i++) {
+		struct kprobe kp = {
+			.addr = (kprobe_opcode_t *)(func - i * AARCH64_INSN_SIZE),
+			.pre_handler = kpa_ft_pre,
+		};
+
+		ret = register_kprobe(&kp);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL,
+				    "a probe %d words before the function", i);
+		/* What a BRK there does to the pointer, before the call. */
+		now = READ_ONCE(*literal);
+		KUNIT_EXPECT_EQ_MSG(test, now, ops, "ops %llx became %llx",
+				    ops, now);
+		if (!ret)
+			unregister_kprobe(&kp);
+	}
+	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
+	KUNIT_EXPECT_EQ(test, ft.pre, 1);
+	unregister_kprobe(&ft.kp);
+}
 #endif /* CONFIG_KPROBES_ON_FTRACE */
 
 static struct kunit_case kpa_cases[] = {
@@ -1333,6 +1374,7 @@ static struct kunit_case kpa_cases[] = {
 	KUNIT_CASE(ftrace_nested_missed),
 	KUNIT_CASE(ftrace_kretprobe),
 	KUNIT_CASE(ftrace_direct_shared),
+	KUNIT_CASE(ftrace_ops_literal),
 #endif
 	KUNIT_CASE_PARAM(decoder, kpa_decode_gen_params),
 	KUNIT_CASE_PARAM(rejected, kpa_reject_gen_params),

@@ -30,24 +30,10 @@
 
 #include <asm/insn.h>
 
+#include "decode-insn.h"
+
 /* arch_kprobe_ftrace_caller()'s C half */
 void arm64_kprobe_ftrace_hit(struct pt_regs *regs);
-
-/*
- * The probe address whose site is at @site: the function's start, one
- * word before, or two when the function starts with BTI C.  With call
- * ops (which direct calls need) the word two before a function without
- * BTI is the high half of its ops pointer, never a BTI.
- */
-static nokprobe_inline unsigned long
-arm64_kprobe_ftrace_addr(unsigned long site)
-{
-	u32 insn = le32_to_cpu(*(__le32 *)(site - 2 * AARCH64_INSN_SIZE));
-
-	if (aarch64_insn_is_bti(insn))
-		return site - 2 * AARCH64_INSN_SIZE;
-	return site - AARCH64_INSN_SIZE;
-}
 
 /**
  * arch_kprobe_ftrace_addr() - the probe address that rides an ftrace site
@@ -57,7 +43,7 @@ arm64_kprobe_ftrace_addr(unsigned long site)
  */
 kprobe_opcode_t *arch_kprobe_ftrace_addr(unsigned long site)
 {
-	return (kprobe_opcode_t *)arm64_kprobe_ftrace_addr(site);
+	return (kprobe_opcode_t *)arm64_ftrace_site_func(site);
 }
 NOKPROBE_SYMBOL(arch_kprobe_ftrace_addr);
 
@@ -116,7 +102,7 @@ void notrace arm64_kprobe_ftrace_hit(struct pt_regs *regs)
 	if (hint && hint->ainsn.ftrace_site == site)
 		addr = (unsigned long)hint->addr;
 	else
-		addr = arm64_kprobe_ftrace_addr(site);
+		addr = arm64_ftrace_site_func(site);
 	/* x9 holds the caller's return address (the site's MOV X9, X30) */
 	p = kprobe_ftrace_hit_probe(addr, regs->regs[9], hint);
 	if (p)
