@@ -25,7 +25,10 @@
  * With -x RECORD the boundaries taken here are compared with the
  * record's, function by function (where both kernels have the function,
  * with the same size, and the same code around each difference; an ENDBR
- * that only this kernel refuses is its documented rule), and then four
+ * that only this kernel refuses is its documented rule, and so are, on
+ * arm64, the next function's ftrace ops pointer and zero words, refused,
+ * and one-instruction atomics and what follows them, hints and
+ * instructions with a fixup, taken), and then four
  * rounds run while the
  * guest's workload does, each round's probes registered in batches of the
  * kpstress module's size with register_kprobes() or register_kretprobes():
@@ -35,8 +38,8 @@
  *   post    every boundary with a post_handler too (each instruction
  *           single-stepped or emulated);
  *   sparse  boundaries at least 16 bytes apart, pre_handler only, left
- *           SECONDS for the optimizer, and up to 30 more while it makes
- *           progress: how many the debugfs list shows optimized is
+ *           SECONDS, and where the kernel jump-optimizes up to 30 more
+ *           while the optimizer makes progress: how many the debugfs list shows optimized is
  *           printed, and on x86_64, which optimizes, none is a failure;
  *   ret     a kretprobe on each function.
  *
@@ -72,6 +75,7 @@ struct func {
 	unsigned char *taken;	/* per byte: a boundary taken here */
 	unsigned char *want;	/* per byte: taken in the record */
 	unsigned char *image;	/* the function's bytes here */
+	signed char *extable;	/* per byte tried: a fixup there (-1: unknown) */
 	unsigned char *rec_image; /* and in the record's kernel */
 	unsigned char *rec_seen; /* which bytes of rec_image the record has */
 	int in_record;
@@ -310,10 +314,14 @@ static void select_funcs(unsigned long max, size_t count)
 	nr_funcs = n;
 }
 
-/* What the module read back for the batch: ERRNO, HITS and OPTIMIZED. */
+/*
+ * What the module read back for the batch: ERRNO, HITS, OPTIMIZED, the
+ * TEXT there, a kretprobe's ENTRIES and EXTABLE (an exception-table entry
+ * there: 1, none: 0, not known: -1).
+ */
 struct result {
 	unsigned long addr, hits, entries;
-	int err, opt;
+	int err, opt, extable;
 	unsigned char text[4];
 };
 
@@ -332,8 +340,10 @@ static size_t read_results(size_t n)
 
 		results[i].opt = 0;
 		results[i].entries = 0;
-		if (sscanf(line, "%lx %d %lu %d %8x %lu", &results[i].addr, &results[i].err,
-			   &results[i].hits, &results[i].opt, &t, &results[i].entries) >= 3) {
+		results[i].extable = -1;
+		if (sscanf(line, "%lx %d %lu %d %8x %lu %d", &results[i].addr,
+			   &results[i].err, &results[i].hits, &results[i].opt, &t,
+			   &results[i].entries, &results[i].extable) >= 3) {
 			/* The hex is the bytes in memory order. */
 			results[i].text[0] = t >> 24;
 			results[i].text[1] = t >> 16;
@@ -377,7 +387,8 @@ static int check_round(void)
 			continue;
 		fn->taken = calloc(fn->size + 1, 1);
 		fn->image = calloc(fn->size + 4, 1);
-		if (!fn->taken || !fn->image)
+		fn->extable = calloc(fn->size + 1, 1);
+		if (!fn->taken || !fn->image || !fn->extable)
 			return -1;
 		for (off = 0; off < fn->size; off += BATCH * step) {
 			batch_n = 0;
@@ -395,6 +406,7 @@ static int check_round(void)
 				if (!results[k].err)
 					fn->taken[o] = 1;
 				memcpy(fn->image + o, results[k].text, 4);
+				fn->extable[o] = results[k].extable;
 			}
 		}
 	}
@@ -445,7 +457,60 @@ static void write_record(const char *path)
 }
 
 static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-static unsigned long allowed_endbr, code_differs;
+static unsigned long allowed_endbr, allowed_ops, allowed_udf, allowed_atomic;
+static unsigned long allowed_hint, allowed_extable, code_differs;
+
+/* The little-endian instruction word at @off of the function here. */
+static unsigned int word_at(const struct func *fn, unsigned long off)
+{
+	const unsigned char *b = fn->image + off;
+
+	return b[0] | b[1] << 8 | b[2] << 16 | (unsigned int)b[3] << 24;
+}
+
+/*
+ * arm64 with ftrace call ops: the last two words before the next function
+ * hold that function's ftrace ops, a kernel pointer, which only this
+ * kernel refuses (a BRK there breaks ftrace_caller).
+ */
+static int ftrace_ops_word(const struct func *fn, unsigned long off)
+{
+	unsigned long long ops = 0;
+	int i;
+
+	if (step != 4 || fn->size < 8 || off < fn->size - 8)
+		return 0;
+	for (i = 7; i >= 0; i--)
+		ops = ops << 8 | fn->image[fn->size - 8 + i];
+	return ops >> 48 == 0xffff;
+}
+
+/*
+ * arm64: the base takes every instruction of the load/store-exclusive
+ * class (LDAR, STLR and CAS too) for part of an exclusive sequence, and
+ * refuses it and everything after such a load, up to 32 instructions
+ * back, until a store of the class.  This kernel refuses only real
+ * exclusive sequences: one-instruction atomics and what follows them are
+ * its documented rule.
+ */
+static int base_atomic_window(const struct func *fn, unsigned long off)
+{
+	unsigned long o;
+	unsigned int w;
+
+	if (step != 4 || off + 4 > fn->size)
+		return 0;
+	if ((word_at(fn, off) & 0x3f000000) == 0x08000000)
+		return 1;
+	for (o = off; o >= 4 && off - o < 128; o -= 4) {
+		w = word_at(fn, o - 4) & 0x3f400000;
+		if (w == 0x08000000)
+			return 0;
+		if (w == 0x08400000)
+			return 1;
+	}
+	return 0;
+}
 
 /* Do this kernel's bytes differ from the record's in [from, to]? */
 static int code_differs_in(struct func *fn, unsigned long from, unsigned long to)
@@ -465,7 +530,11 @@ static int code_differs_in(struct func *fn, unsigned long from, unsigned long to
  * compared (not in the record, another size, or other code where they
  * differ).  Where only this kernel refuses an ENDBR, that is the rule
  * Documentation/trace/kprobes.rst gives (an int3 over it would make an
- * indirect branch to it fault), and no difference.
+ * indirect branch to it fault), and no difference; so are, on arm64,
+ * the next function's ftrace ops pointer (ftrace_ops_word()) and zero
+ * words, refused here, and one-instruction atomics
+ * (base_atomic_window()), hints and instructions with a fixup, taken
+ * here: kprobes.rst lists them.
  */
 static int compare(struct func *fn)
 {
@@ -479,6 +548,30 @@ static int compare(struct func *fn)
 			continue;
 		if (step == 1 && !fn->taken[off] && !memcmp(fn->image + off, endbr64, 4)) {
 			allowed_endbr++;
+			continue;
+		}
+		if (!fn->taken[off] && ftrace_ops_word(fn, off)) {
+			allowed_ops++;
+			continue;
+		}
+		/* arm64: zero padding (UDF #0), which the base steps */
+		if (step == 4 && !fn->taken[off] && !word_at(fn, off)) {
+			allowed_udf++;
+			continue;
+		}
+		if (fn->taken[off] && base_atomic_window(fn, off)) {
+			allowed_atomic++;
+			continue;
+		}
+		/* arm64: hints the base refuses, stepped or simulated here */
+		if (step == 4 && fn->taken[off] &&
+		    (word_at(fn, off) & 0xfffff01f) == 0xd503201f) {
+			allowed_hint++;
+			continue;
+		}
+		/* arm64: the base refuses what has a fixup; here it is stepped */
+		if (step == 4 && fn->taken[off] && fn->extable[off] == 1) {
+			allowed_extable++;
 			continue;
 		}
 		/* The instruction there, or one before it, is other code. */
@@ -531,6 +624,41 @@ static size_t pick_probes(const struct func *fn, char kind, unsigned long gap,
 	return n;
 }
 
+/* Does this kernel jump-optimize?  The sysctl exists only then. */
+static int can_optimize(void)
+{
+	return access("/proc/sys/debug/kprobes-optimization", F_OK) == 0;
+}
+
+/* The hits of @f's first probe in the batch's @n results. */
+static unsigned long first_probe_hits(const struct func *f, char kind, size_t n)
+{
+	size_t k;
+
+	/* Its first probe: the batch is in list order, not by address. */
+	for (k = 0; k < n; k++)
+		if (results[k].addr >= f->addr && results[k].addr < f->addr + f->size)
+			break;
+	if (k == n)
+		return 0;
+	/* A kretprobe fires on entry: some never return. */
+	return kind == 'r' ? results[k].entries : results[k].hits;
+}
+
+/* Is any function of funcs[first, end) in the batch not fired yet? */
+static int batch_unfired(size_t first, size_t end, char kind,
+			 unsigned long gap, size_t n)
+{
+	for (; first < end; first++) {
+		const struct func *f = &funcs[first];
+
+		if (f->size && f->taken && pick_probes(f, kind, gap, NULL) &&
+		    !first_probe_hits(f, kind, n))
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * One round: KIND 'p', 'P' or 'r' on each function's boundaries taken
  * here (every one, or with GAP at least that far apart; 'r': the entry).
@@ -565,7 +693,8 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 			 * progress, give it up to half a minute more.
 			 */
 			now = list_optimized();
-			for (waited = 0; gap > 1 && waited < 30; waited += 2) {
+			for (waited = 0; gap > 1 && can_optimize() && waited < 30;
+			     waited += 2) {
 				sleep_s(2);
 				prev = now;
 				now = list_optimized();
@@ -578,20 +707,24 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 				if (results[k].err)
 					rule("# kpinsn: %s round: %lx refused, errno %d\n", label,
 					     results[k].addr, results[k].err);
+			/*
+			 * A function the workload runs only now and then may
+			 * not have run yet with every instruction probed: up
+			 * to 20 s more for the batch's last ones.
+			 */
+			for (waited = 0; waited < 20 &&
+			     batch_unfired(first, i, kind, gap, n); waited++) {
+				sleep_s(1);
+				n = read_results(batch_n);
+			}
 			for (; first < i; first++) {
 				struct func *f = &funcs[first];
 
-				if (!f->size || !f->taken)
+				if (!f->size || !f->taken ||
+				    !pick_probes(f, kind, gap, NULL))
 					continue;
-				/* Its first probe: the batch is in list order, not by address. */
-				for (k = 0; k < n; k++)
-					if (results[k].addr >= f->addr &&
-					    results[k].addr < f->addr + f->size)
-						break;
 				tried_fns++;
-				/* A kretprobe fires on entry: some never return. */
-				f->first_hits = k == n ? 0 : kind == 'r' ?
-						results[k].entries : results[k].hits;
+				f->first_hits = first_probe_hits(f, kind, n);
 				if (f->first_hits)
 					fired_fns++;
 				else
@@ -614,7 +747,7 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 	printf("# kpinsn: %s: %lu probes on %lu functions, %lu fired, %lu optimized, %lds\n",
 	       label, probes, tried_fns, fired_fns, optimized, (long)(time(NULL) - t0));
 	/* x86_64 jump-optimizes (arm64 does not yet): sparse probes must be. */
-	if (gap > 1 && step == 1 && !optimized)
+	if (gap > 1 && (step == 1 || can_optimize()) && !optimized)
 		rule("# kpinsn: %s round: no probe was optimized\n", label);
 }
 
@@ -684,8 +817,10 @@ int main(int argc, char **argv)
 		compared++;
 		differ += r;
 	}
-	printf("# kpinsn: %zu functions, %lu boundaries taken; %lu compared with the record, %lu differ; %lu ENDBRs refused by rule; %lu not compared, their code not the base's\n",
-	       nr_funcs, boundaries, compared, differ, allowed_endbr, code_differs);
+	printf("# kpinsn: %zu functions, %lu boundaries taken; %lu compared with the record, %lu differ; by rule %lu ENDBRs, %lu ftrace ops words and %lu zero words refused, %lu words in or after one-instruction atomics, %lu hints and %lu with a fixup taken; %lu not compared, their code not the base's\n",
+	       nr_funcs, boundaries, compared, differ, allowed_endbr,
+	       allowed_ops, allowed_udf, allowed_atomic, allowed_hint,
+	       allowed_extable, code_differs);
 	if ((long)compared < min) {
 		printf("# kpinsn: only %lu functions compared, fewer than %d\n", compared, min);
 		broken = 1;

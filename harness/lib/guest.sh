@@ -85,13 +85,9 @@ kprobes_own_names() {
 
 # insn_sweep_wanted DEBUG: does this boot run the instruction sweep?  On
 # the distro kernel, the debug one, and in the stress command; not on the
-# whole-config long forms, which have no base record of their own.  Not
-# yet in arm64's test boot: its first run oopsed our kernel in the check
-# round (notes/arm64-distro-insn-check-oops.console.log, issue 32's note),
-# which is to be fixed first; --debug and stress run it there.
+# whole-config long forms, which have no base record of their own.
 insn_sweep_wanted() {
 	case $KP_ARCH in x86_64 | arm64) ;; *) return 1 ;; esac
-	[ "$KP_ARCH" = arm64 ] && [ "${KP_JOB:-}" = test ] && [ "$1" = 0 ] && return 1
 	[ "${KP_DISTRO:-}" = distro ] || [ "$1" = 1 ] || [ "${KP_JOB:-}" = stress ]
 }
 

@@ -28,6 +28,7 @@
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/extable.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
@@ -1269,6 +1270,29 @@ static ssize_t kps_sweep_write(struct file *file, const char __user *ubuf,
 	return ret ? ret : count;
 }
 
+/*
+ * search_exception_tables(), which modules do not get: its address from
+ * kallsyms_lookup_name(), which they do not get either, found by a
+ * disabled kprobe on it.  The sweep's last column, so that kpinsn can tell
+ * instructions with a fixup (arm64's base refuses them) from the rest.
+ */
+static const struct exception_table_entry *(*kps_search_extable)(unsigned long);
+
+static void kps_find_extable(void)
+{
+	struct kprobe kp = {
+		.symbol_name = "kallsyms_lookup_name",
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	unsigned long (*lookup)(const char *name);
+
+	if (register_kprobe(&kp))
+		return;
+	lookup = (void *)kp.addr;
+	unregister_kprobe(&kp);
+	kps_search_extable = (void *)lookup("search_exception_tables");
+}
+
 static int kps_sweep_show(struct seq_file *m, void *unused)
 {
 	unsigned int i;
@@ -1280,11 +1304,13 @@ static int kps_sweep_show(struct seq_file *m, void *unused)
 
 		/* What is there (with no probe armed: the check's disabled ones). */
 		copy_from_kernel_nofault(text, (void *)sp->addr, sizeof(text));
-		seq_printf(m, "%lx %d %lu %d %4phN %lu\n", sp->addr, -sp->err,
+		seq_printf(m, "%lx %d %lu %d %4phN %lu %d\n", sp->addr, -sp->err,
 			   atomic_long_read(&sp->hits),
 			   kps_sweep_kind && kps_sweep_kind != 'r' &&
 			   (sp->kp.flags & KPROBE_FLAG_OPTIMIZED) ? 1 : 0, text,
-			   atomic_long_read(&sp->entries));
+			   atomic_long_read(&sp->entries),
+			   !kps_search_extable ? -1 :
+			   kps_search_extable(sp->addr) ? 1 : 0);
 	}
 	mutex_unlock(&kps_sweep_lock);
 	return 0;
@@ -1309,6 +1335,7 @@ static struct dentry *kps_sweep_file;
 
 static int __init kps_init(void)
 {
+	kps_find_extable();
 	kps_sweep_file = debugfs_create_file("kpstress_sweep", 0600, NULL,
 					     NULL, &kps_sweep_fops);
 	return 0;
