@@ -480,18 +480,19 @@ void __weak arch_disarm_kprobes(struct kprobe **entries, int num)
 }
 
 /**
- * arch_kprobe_batch_begin() - a batch registration starts
+ * arch_kprobe_batch_begin() - a registration starts, of a batch or one probe
  *
  * Called with kprobe_mutex held, which is held until
  * arch_kprobe_batch_end(): until then no probed text is freed, and what
  * the architecture learns about a function's instructions stays true.
+ * What it keeps longer it forgets in arch_kprobe_forget_text().
  */
 void __weak arch_kprobe_batch_begin(void)
 {
 }
 
 /**
- * arch_kprobe_batch_end() - the batch registration is over
+ * arch_kprobe_batch_end() - the registration is over
  */
 void __weak arch_kprobe_batch_end(void)
 {
@@ -630,24 +631,37 @@ static bool kprobe_range_has_bug(unsigned long start, unsigned long end,
 /*
  * Jump labels, static calls and BUG() traps are found by walking every
  * site the kernel (or the module) has, and x86 decodes each jump label
- * on the way: a batch asks once for the kept symbol's whole function, and
- * asks again for each probe only in a function that holds one.  Sites do
- * not come or go in a function whose text stays, and kprobe_mutex, held
- * for the batch, keeps it.
+ * on the way: a registration asks once for the kept symbol's whole
+ * function, and asks again for each probe only in a function that holds
+ * one.  Sites do not come or go in a function whose text stays, so the
+ * last function's answer is also kept from one registration to the next
+ * (tools register one probe per call), until kprobe_retire_text() says
+ * that some text goes.  Under kprobe_mutex.
  */
+static struct {
+	unsigned long start, size;	/* size 0: nothing kept */
+	bool clean;
+} kprobe_clean_memo;
+
 static bool kprobe_site_func_clean(unsigned long a)
 {
 	unsigned long start, end;
 
 	if (!kprobe_sym_kept(a))
 		return false;
+	start = kprobe_sym.start;
+	end = start + kprobe_sym.size;
+	if (kprobe_sym.clean < 0 && kprobe_clean_memo.start == start &&
+	    kprobe_clean_memo.size == kprobe_sym.size)
+		kprobe_sym.clean = kprobe_clean_memo.clean;
 	if (kprobe_sym.clean < 0) {
-		start = kprobe_sym.start;
-		end = start + kprobe_sym.size;
 		kprobe_sym.clean =
 			!jump_label_text_reserved((void *)start, (void *)(end - 1)) &&
 			!static_call_text_reserved((void *)start, (void *)(end - 1)) &&
 			!kprobe_range_has_bug(start, end, kprobe_sym.mod);
+		kprobe_clean_memo.start = start;
+		kprobe_clean_memo.size = kprobe_sym.size;
+		kprobe_clean_memo.clean = kprobe_sym.clean;
 	}
 	return kprobe_sym.clean;
 }
@@ -1222,11 +1236,10 @@ int kprobe_register_batch(void *entries, int num,
 
 	guard(mutex)(&kprobe_mutex);
 	kprobe_pass_err = 0;
-	if (num > 1) {
-		kprobe_batching = true;
-		kprobe_sym_own(true);
-		arch_kprobe_batch_begin();
-	}
+	/* One probe too: its several questions about its symbol. */
+	kprobe_sym_own(true);
+	arch_kprobe_batch_begin();
+	kprobe_batching = num > 1;
 	for (i = 0; i < num && !ret; i++)
 		ret = reg(entries, i);
 	*registered = ret ? i - 1 : i;
@@ -1237,11 +1250,9 @@ int kprobe_register_batch(void *entries, int num,
 		ret = kprobe_pass_err;
 		*registered = i;
 	}
-	if (num > 1) {
-		arch_kprobe_batch_end();
-		kprobe_sym_own(false);
-		kprobe_batching = false;
-	}
+	kprobe_batching = false;
+	arch_kprobe_batch_end();
+	kprobe_sym_own(false);
 	return ret;
 }
 
@@ -1464,6 +1475,9 @@ static void kprobe_retire_text(bool (*doomed)(unsigned long addr, void *arg),
 	unsigned int i;
 
 	lockdep_assert_held(&kprobe_mutex);
+	/* What was learned about functions may be about this text. */
+	kprobe_clean_memo.size = 0;
+	arch_kprobe_forget_text();
 	kprobe_retired_init(&retired);
 	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
 		/* hlist_del_rcu() keeps the node's next: the walk goes on. */

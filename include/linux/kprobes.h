@@ -312,13 +312,23 @@ void arch_disarm_kprobe(struct kprobe *p);
 /*
  * Batches (weak defaults in kernel/kprobes.c): arm or disarm @num table
  * entries in one pass over the text, with the text lock held; and the
- * bounds of a batch registration, between which the text of the
- * functions being probed cannot change.
+ * bounds of a registration (a batch, or one probe), between which the
+ * text of the functions being probed cannot change.
  */
 void arch_arm_kprobes(struct kprobe **entries, int num);
 void arch_disarm_kprobes(struct kprobe **entries, int num);
 void arch_kprobe_batch_begin(void);
 void arch_kprobe_batch_end(void);
+#ifndef arch_kprobe_forget_text
+/*
+ * Some text goes (a module, init text): forget what was kept about the
+ * instructions of functions from one registration to the next.  Called
+ * with kprobe_mutex held, before the text is freed.
+ */
+static inline void arch_kprobe_forget_text(void)
+{
+}
+#endif
 int arch_init_kprobes(void);
 void kprobes_inc_nmissed_count(struct kprobe *p);
 bool arch_within_kprobe_blacklist(unsigned long addr);

@@ -97,6 +97,9 @@ void arch_remove_kprobe(struct kprobe *p);
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
 int kprobe_int3_handler(struct pt_regs *regs);
 void __kretprobe_trampoline(void);
+/* The instruction map of the function probed last is kept until then. */
+void arch_kprobe_forget_text(void);
+#define arch_kprobe_forget_text arch_kprobe_forget_text
 
 #else /* !CONFIG_KPROBES */
 

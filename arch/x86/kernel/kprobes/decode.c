@@ -123,12 +123,14 @@ static bool kpx_kgdb_breakpoint(unsigned long addr)
 }
 
 /*
- * During a batch registration, the instruction starts of the function
- * probed last, as far as a walk has gone: probing a function in many
- * places walks it once, not once per probe. Its text cannot change
- * meanwhile: kprobe_mutex keeps modules and init text from going, and
- * what others patch (jump labels, static calls, ftrace) keeps its length.
- * Under text_mutex.
+ * The instruction starts of the function probed last, as far as a walk
+ * has gone: probing a function in many places, in one batch or one probe
+ * per call, walks it once, not once per probe.  Its instructions stay
+ * where they are: what others patch (jump labels, static calls, ftrace,
+ * other probes) keeps their lengths, and the map is forgotten when some
+ * text goes (arch_kprobe_forget_text(), with kprobe_mutex held) or when
+ * the walk stopped on an error, which may not last (a kgdb breakpoint).
+ * Under text_mutex, and kprobe_mutex, which every registration holds.
  */
 struct kpx_func_map {
 	unsigned long start;
@@ -177,15 +179,26 @@ void arch_kprobe_batch_begin(void)
 	kpx_batch = true;
 }
 
+static void kpx_map_forget(void)
+{
+	kvfree(kpx_map);
+	kpx_map = NULL;
+}
+
 void arch_kprobe_batch_end(void)
 {
 	kpx_batch = false;
-	kvfree(kpx_map);
-	kpx_map = NULL;
+	if (kpx_map && kpx_map->stop)
+		kpx_map_forget();
 	kprobe_x86_opt_batch_end();
 }
 
-/* Whether a batch registration runs: what is learned may be kept. */
+void arch_kprobe_forget_text(void)
+{
+	kpx_map_forget();
+}
+
+/* Whether a registration runs: what is learned may be kept. */
 bool kprobe_x86_batching(void)
 {
 	return kpx_batch;
@@ -195,7 +208,8 @@ static struct kpx_func_map *kpx_map_of(unsigned long start, unsigned long size)
 {
 	struct kpx_func_map *map = kpx_map;
 
-	if (!kpx_batch || size > KPX_MAP_MAX_SIZE)
+	if (!kpx_batch || size > KPX_MAP_MAX_SIZE ||
+	    (!core_kernel_text(start) && !is_module_text_address(start)))
 		return NULL;
 	if (map && map->start == start && map->size == size)
 		return map;
