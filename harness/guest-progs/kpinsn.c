@@ -757,6 +757,8 @@ int main(int argc, char **argv)
 	unsigned long compared = 0, differ = 0, boundaries = 0;
 	int opt, seconds = 2, min = 0, r;
 	unsigned long max_size = 1024;
+	long checked_s;
+	time_t t0;
 	size_t count = 0;
 	struct utsname u;
 	size_t i;
@@ -794,10 +796,12 @@ int main(int argc, char **argv)
 	if (!batch || !results)
 		return 2;
 	write_str("u");
+	t0 = time(NULL);
 	if (check_round()) {
 		printf("# kpinsn: the kpstress module's check failed (is it loaded?)\n");
 		return 2;
 	}
+	checked_s = (long)(time(NULL) - t0);
 	for (i = 0; i < nr_funcs; i++) {
 		unsigned long off;
 
@@ -806,8 +810,8 @@ int main(int argc, char **argv)
 	}
 	if (rec_out) {
 		write_record(rec_out);
-		printf("# kpinsn: recorded %zu functions, %lu boundaries taken\n",
-		       nr_funcs, boundaries);
+		printf("# kpinsn: recorded %zu functions, %lu boundaries taken, %lds\n",
+		       nr_funcs, boundaries, checked_s);
 		return 0;
 	}
 	for (i = 0; i < nr_funcs; i++) {
@@ -817,8 +821,8 @@ int main(int argc, char **argv)
 		compared++;
 		differ += r;
 	}
-	printf("# kpinsn: %zu functions, %lu boundaries taken; %lu compared with the record, %lu differ; by rule %lu ENDBRs, %lu ftrace ops words and %lu zero words refused, %lu words in or after one-instruction atomics, %lu hints and %lu with a fixup taken; %lu not compared, their code not the base's\n",
-	       nr_funcs, boundaries, compared, differ, allowed_endbr,
+	printf("# kpinsn: %zu functions, %lu boundaries taken in %lds; %lu compared with the record, %lu differ; by rule %lu ENDBRs, %lu ftrace ops words and %lu zero words refused, %lu words in or after one-instruction atomics, %lu hints and %lu with a fixup taken; %lu not compared, their code not the base's\n",
+	       nr_funcs, boundaries, checked_s, compared, differ, allowed_endbr,
 	       allowed_ops, allowed_udf, allowed_atomic, allowed_hint,
 	       allowed_extable, code_differs);
 	if ((long)compared < min) {
