@@ -4,6 +4,7 @@
  *
  *   kpinsn -f FUNCS -R RECORD [-S MAXSIZE] [-n COUNT]
  *   kpinsn -x RECORD [-f FUNCS [-S MAXSIZE]] [-t SECONDS] [-W FILE] [-N MIN]
+ *          [-G FILE]
  *
  * FUNCS names functions, one a line (with -x the record's functions come
  * first).  Their sizes come from /proc/kallsyms (the distance to
@@ -50,7 +51,9 @@
  * after a round: the workload checks its results (file contents, pipe
  * data, exit codes), so that a wrongly emulated instruction shows as data.
  * With -N MIN, fewer than MIN functions compared with the record is a
- * failure.  Exit status 1 when a rule was broken, 2 on a setup error.
+ * failure.  With -G FILE, kpinsn creates FILE.ready once every address
+ * is tried and waits (up to a minute) for FILE before the rounds, so
+ * that the workload can start only then.  Exit status 1 when a rule was broken, 2 on a setup error.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -751,9 +754,38 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 		rule("# kpinsn: %s round: no probe was optimized\n", label);
 }
 
+/*
+ * -G FILE: the check is done (FILE.ready appears); wait up to a minute
+ * for FILE, which says that the workload the rounds need is running.
+ * The check itself runs faster with nothing else on the CPUs.
+ */
+static int wait_for_go(const char *file)
+{
+	char ready[4096];
+	FILE *f;
+	int s;
+
+	snprintf(ready, sizeof(ready), "%s.ready", file);
+	f = fopen(ready, "w");
+	if (!f) {
+		printf("# kpinsn: cannot create %s: %s\n", ready, strerror(errno));
+		return -1;
+	}
+	fclose(f);
+	for (s = 0; s < 60 && access(file, F_OK); s++)
+		sleep_s(1);
+	if (access(file, F_OK)) {
+		printf("# kpinsn: %s did not appear within 60 s: no workload for the rounds\n",
+		       file);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *names = NULL, *rec_out = NULL, *rec_in = NULL, *wl_fail = NULL;
+	const char *go_file = NULL;
 	unsigned long compared = 0, differ = 0, boundaries = 0;
 	int opt, seconds = 2, min = 0, r;
 	unsigned long max_size = 1024;
@@ -763,7 +795,7 @@ int main(int argc, char **argv)
 	struct utsname u;
 	size_t i;
 
-	while ((opt = getopt(argc, argv, "f:R:x:t:W:N:S:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "f:R:x:t:W:N:S:n:G:")) != -1) {
 		switch (opt) {
 		case 'f': names = optarg; break;
 		case 'R': rec_out = optarg; break;
@@ -773,6 +805,7 @@ int main(int argc, char **argv)
 		case 'N': min = atoi(optarg); break;
 		case 'S': max_size = strtoul(optarg, NULL, 0); break;
 		case 'n': count = strtoul(optarg, NULL, 0); break;
+		case 'G': go_file = optarg; break;
 		default:
 			fprintf(stderr, "usage: kpinsn -f FUNCS -R RECORD [-S MAXSIZE] [-n COUNT]\n"
 				"       kpinsn -x RECORD [-f FUNCS [-S MAXSIZE]] [-t S] [-W FILE] [-N MIN]\n");
@@ -829,6 +862,8 @@ int main(int argc, char **argv)
 		printf("# kpinsn: only %lu functions compared, fewer than %d\n", compared, min);
 		broken = 1;
 	}
+	if (go_file && wait_for_go(go_file))
+		return 2;
 	probe_round("pre", 'p', 1, seconds, wl_fail);
 	probe_round("post", 'P', 1, seconds, wl_fail);
 	probe_round("sparse", 'p', SPARSE_GAP, seconds, wl_fail);
