@@ -239,7 +239,12 @@ void kprobe_opt_update(struct kprobe *entry)
 	}
 	kprobe_opt_set_state(op, KPROBE_OPT_QUEUED);
 	list_add_tail(&op->list, &kprobe_opt_queue);
-	mod_delayed_work(system_wq, &kprobe_opt_work, KPROBE_OPT_DELAY);
+	/*
+	 * Unbound: the timer may fire on a CPU that a kernel thread holds
+	 * without ever rescheduling (no preemption), and a bound worker
+	 * there would wait as long.
+	 */
+	mod_delayed_work(system_unbound_wq, &kprobe_opt_work, KPROBE_OPT_DELAY);
 }
 
 /**
@@ -368,7 +373,8 @@ static void kprobe_opt_run(struct work_struct *work)
 		kprobe_opt_set_state(op, KPROBE_OPT_IDLE);
 	}
 	if (!list_empty(&kprobe_opt_queue))
-		mod_delayed_work(system_wq, &kprobe_opt_work, KPROBE_OPT_DELAY);
+		mod_delayed_work(system_unbound_wq, &kprobe_opt_work,
+				 KPROBE_OPT_DELAY);
 }
 
 /**
