@@ -130,7 +130,9 @@ static bool kpx_kgdb_breakpoint(unsigned long addr)
  * other probes) keeps their lengths, and the map is forgotten when some
  * text goes (arch_kprobe_forget_text(), with kprobe_mutex held) or when
  * the walk stopped on an error, which may not last (a kgdb breakpoint).
- * Under text_mutex, and kprobe_mutex, which every registration holds.
+ * Only kernel and module text gets here (kprobe_check_location() refuses
+ * the rest first), and only that text is retired.  Under text_mutex, and
+ * kprobe_mutex, which every registration holds.
  */
 struct kpx_func_map {
 	unsigned long start;
@@ -208,8 +210,7 @@ static struct kpx_func_map *kpx_map_of(unsigned long start, unsigned long size)
 {
 	struct kpx_func_map *map = kpx_map;
 
-	if (!kpx_batch || size > KPX_MAP_MAX_SIZE ||
-	    (!core_kernel_text(start) && !is_module_text_address(start)))
+	if (!kpx_batch || size > KPX_MAP_MAX_SIZE)
 		return NULL;
 	if (map && map->start == start && map->size == size)
 		return map;
