@@ -40,8 +40,9 @@
  *           single-stepped or emulated);
  *   sparse  boundaries at least 16 bytes apart, pre_handler only, left
  *           SECONDS, and where the kernel jump-optimizes up to 30 more
- *           while the optimizer makes progress: how many the debugfs list shows optimized is
- *           printed, and on x86_64, which optimizes, none is a failure;
+ *           while the optimizer makes progress: how many the debugfs
+ *           list shows optimized is printed, and on x86_64, which
+ *           optimizes, none is a failure;
  *   ret     a kretprobe on each function.
  *
  * In every round every probe must register, the function's first probe
@@ -53,7 +54,8 @@
  * With -N MIN, fewer than MIN functions compared with the record is a
  * failure.  With -G FILE, kpinsn creates FILE.ready once every address
  * is tried and waits (up to a minute) for FILE before the rounds, so
- * that the workload can start only then.  Exit status 1 when a rule was broken, 2 on a setup error.
+ * that the workload can start only then.  Exit status 1 when a rule was
+ * broken, 2 on a setup error.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -478,14 +480,10 @@ static unsigned int word_at(const struct func *fn, unsigned long off)
  */
 static int ftrace_ops_word(const struct func *fn, unsigned long off)
 {
-	unsigned long long ops = 0;
-	int i;
-
 	if (step != 4 || fn->size < 8 || off < fn->size - 8)
 		return 0;
-	for (i = 7; i >= 0; i--)
-		ops = ops << 8 | fn->image[fn->size - 8 + i];
-	return ops >> 48 == 0xffff;
+	/* the pointer's high half, its top 16 bits set */
+	return word_at(fn, fn->size - 4) >> 16 == 0xffff;
 }
 
 /*
@@ -655,8 +653,7 @@ static int batch_unfired(size_t first, size_t end, char kind,
 	for (; first < end; first++) {
 		const struct func *f = &funcs[first];
 
-		if (f->size && f->taken && pick_probes(f, kind, gap, NULL) &&
-		    !first_probe_hits(f, kind, n))
+		if (pick_probes(f, kind, gap, NULL) && !first_probe_hits(f, kind, n))
 			return 1;
 	}
 	return 0;
@@ -723,8 +720,7 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 			for (; first < i; first++) {
 				struct func *f = &funcs[first];
 
-				if (!f->size || !f->taken ||
-				    !pick_probes(f, kind, gap, NULL))
+				if (!pick_probes(f, kind, gap, NULL))
 					continue;
 				tried_fns++;
 				f->first_hits = first_probe_hits(f, kind, n);
@@ -808,7 +804,8 @@ int main(int argc, char **argv)
 		case 'G': go_file = optarg; break;
 		default:
 			fprintf(stderr, "usage: kpinsn -f FUNCS -R RECORD [-S MAXSIZE] [-n COUNT]\n"
-				"       kpinsn -x RECORD [-f FUNCS [-S MAXSIZE]] [-t S] [-W FILE] [-N MIN]\n");
+				"       kpinsn -x RECORD [-f FUNCS [-S MAXSIZE]] [-t S] [-W FILE] [-N MIN]\n"
+				"              [-G FILE]\n");
 			return 2;
 		}
 	}
