@@ -322,11 +322,12 @@ static void select_funcs(unsigned long max, size_t count)
 /*
  * What the module read back for the batch: ERRNO, HITS, OPTIMIZED, the
  * TEXT there, a kretprobe's ENTRIES and EXTABLE (an exception-table entry
- * there: 1, none: 0, not known: -1).
+ * there: 1, none: 0, not known: -1), then the probe's MISSED and FLAGS.
  */
 struct result {
-	unsigned long addr, hits, entries;
+	unsigned long addr, hits, entries, missed;
 	int err, opt, extable;
+	unsigned int flags;
 	unsigned char text[4];
 };
 
@@ -346,9 +347,12 @@ static size_t read_results(size_t n)
 		results[i].opt = 0;
 		results[i].entries = 0;
 		results[i].extable = -1;
-		if (sscanf(line, "%lx %d %lu %d %8x %lu %d", &results[i].addr,
+		results[i].missed = 0;
+		results[i].flags = 0;
+		if (sscanf(line, "%lx %d %lu %d %8x %lu %d %lu %x", &results[i].addr,
 			   &results[i].err, &results[i].hits, &results[i].opt, &t,
-			   &results[i].entries, &results[i].extable) >= 3) {
+			   &results[i].entries, &results[i].extable,
+			   &results[i].missed, &results[i].flags) >= 3) {
 			/* The hex is the bytes in memory order. */
 			results[i].text[0] = t >> 24;
 			results[i].text[1] = t >> 16;
@@ -631,15 +635,25 @@ static int can_optimize(void)
 	return access("/proc/sys/debug/kprobes-optimization", F_OK) == 0;
 }
 
-/* The hits of @f's first probe in the batch's @n results. */
-static unsigned long first_probe_hits(const struct func *f, char kind, size_t n)
+/*
+ * Where @f's first probe is in the batch's @n results (@n if nowhere): the
+ * batch is in list order, not by address.
+ */
+static size_t first_probe(const struct func *f, size_t n)
 {
 	size_t k;
 
-	/* Its first probe: the batch is in list order, not by address. */
 	for (k = 0; k < n; k++)
 		if (results[k].addr >= f->addr && results[k].addr < f->addr + f->size)
 			break;
+	return k;
+}
+
+/* The hits of @f's first probe in the batch's @n results. */
+static unsigned long first_probe_hits(const struct func *f, char kind, size_t n)
+{
+	size_t k = first_probe(f, n);
+
 	if (k == n)
 		return 0;
 	/* A kretprobe fires on entry: some never return. */
@@ -726,8 +740,13 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 				f->first_hits = first_probe_hits(f, kind, n);
 				if (f->first_hits)
 					fired_fns++;
+				else if ((k = first_probe(f, n)) < n)
+					rule("# kpinsn: %s round: %s's first probe never fired (%lu hits, %lu entries, %lu missed, flags %x)\n",
+					     label, f->name, results[k].hits,
+					     results[k].entries, results[k].missed,
+					     results[k].flags);
 				else
-					rule("# kpinsn: %s round: %s's first probe never fired\n",
+					rule("# kpinsn: %s round: %s's first probe is not in the batch\n",
 					     label, f->name);
 			}
 			probes += n;

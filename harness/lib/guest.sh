@@ -64,6 +64,8 @@ make_initramfs() {
 		fi
 	fi
 	kprobes_own_names >"$root/kp/records/own.txt"
+	awk -v arch="$KP_ARCH" '$1 == arch' "$KP_HARNESS/stress/differences.txt" \
+		>"$root/kp/records/differences.txt"
 	(cd "$root" && find . | cpio -o -H newc --quiet) >"$img"
 }
 

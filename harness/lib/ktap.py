@@ -42,6 +42,11 @@ PLAN = re.compile(r'^(?P<indent>\s*)1\.\.(?P<n>\d+)')
 HEADER = re.compile(r'^(?P<indent>\s*)(KTAP version|TAP version)')
 SUITE = re.compile(r'^# kp-suite: (?P<name>\S+)')
 PLANNED = re.compile(r'^# kp-plan:(?P<names>.*)$')
+DIAG = re.compile(r'^\s*# (?P<text>\S.*)$')
+# A failure that gives no reason of its own is reported with the last of
+# the diagnostics printed before it, so that a summary (CI's) says why.
+FAIL_CONTEXT_LINES = 3
+FAIL_CONTEXT_CHARS = 240
 JOB_END = re.compile(r'KP-JOB-END (?P<job>\S+) rc=(?P<rc>\d+)')
 
 # What opens a kernel splat.  Searched for in the whole line, once the
@@ -122,6 +127,7 @@ class Parser:
         self.levels = {}    # indent -> list of (num, name, status, why, children)
         self.plans = {}     # indent -> planned count
         self.names = {}     # indent -> "# Subtest:" name, for KUnit
+        self.diags = []     # "# ..." lines since the last result
 
     def prefix(self):
         return f'{self.label}:{self.suite or "?"}'
@@ -148,6 +154,14 @@ class Parser:
         m = RESULT.match(line)
         if m:
             self.result(m)
+            self.diags = []
+            return
+        m = DIAG.match(line)
+        if m and not m.group('text').startswith('Subtest:'):
+            text = m.group('text')
+            if len(text) > FAIL_CONTEXT_CHARS:
+                text = text[:FAIL_CONTEXT_CHARS] + '...'
+            self.diags = (self.diags + [text])[-FAIL_CONTEXT_LINES:]
 
     def result(self, m):
         depth = len(m.group('indent'))
@@ -164,6 +178,8 @@ class Parser:
             why = 'TODO ' + why
         elif directive and status == 'fail':
             why = f'{directive} {why}'.strip()
+        if status == 'fail' and not why and self.diags:
+            why = 'last said: ' + ' | '.join(self.diags)
         self.levels.setdefault(depth, []).append(
             (int(m.group('num')), m.group('name'), status, why, children))
 

@@ -86,6 +86,25 @@ class Verdict(unittest.TestCase):
         self.assertIn('UNRESOLVED', cases[
             'x:ftracetest/Kretprobe dynamic event with maxactive'].why)
 
+    def test_a_failure_without_reason_quotes_what_was_said(self):
+        def edit(text):
+            return text.replace(
+                '[    1.700004] ok 2 kprobe_example reports every hit',
+                '[    1.700004] # kprobe_example: loaded\n'
+                '[    1.700005] # kprobe_example: 3 hits, expected 5\n'
+                '[    1.700006] not ok 2 kprobe_example reports every hit')
+        cases, (_, f, _), _ = scan_text('fail.log', edit)
+        self.assertEqual(f, 2)
+        why = cases['x:samples/kprobe_example reports every hit'].why
+        self.assertIn('3 hits, expected 5', why)
+        self.assertIn('loaded', why)
+        # What was said before an earlier result is not this one's.
+        self.assertNotIn('Subtest', why)
+        self.assertNotIn('pass:3', why)
+        # A failure with a reason of its own keeps it alone.
+        self.assertEqual(cases['x:ftracetest/Kretprobe dynamic event with maxactive'].why,
+                         'UNRESOLVED')
+
     def test_warn_fails_a_passing_run(self):
         cases, (p, f, _) = verdict('warn.log')
         self.assertEqual(p, 7)

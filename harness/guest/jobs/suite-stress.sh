@@ -230,8 +230,9 @@ check "kretprobe events swept over the kernel: all listed, all removed" \
 	sweep -r -s $STRIDE -o $FIRST -b $BATCH -t $DWELL
 # What can be probed is an interface: each function the module's sweeps
 # try must be taken, or refused with the errno, as the base's record says
-# (harness/stress/, "harness/kp sweep-record"); and probes on functions
-# the workload runs must fire.
+# (harness/stress/, "harness/kp sweep-record"), but for the differences
+# kprobes.rst documents (harness/stress/differences.txt); and probes on
+# functions the workload runs must fire.
 # A debug kernel without a record of its own is compared with the default
 # config's record, where it names a function (kpsweep -p).
 WORKLOAD_FUNCS=kernel_clone,vfs_read,vfs_write,do_sys_openat2
@@ -244,10 +245,12 @@ record_args() {	# kind
 }
 check "kprobes swept over the kernel in register_kprobes() batches: all listed, all removed, as the base takes them" \
 	sweep -m -s $MSTRIDE -o $((FIRST % MSTRIDE)) -b $MBATCH -t $DWELL \
-	$(record_args kprobe) -n /kp/records/own.txt -w $WORKLOAD_FUNCS
+	$(record_args kprobe) -n /kp/records/own.txt -D /kp/records/differences.txt \
+	-w $WORKLOAD_FUNCS
 check "kretprobes swept over the kernel in register_kretprobes() batches: all listed, all removed, as the base takes them" \
 	sweep -m -r -s $MSTRIDE -o $((FIRST % MSTRIDE)) -b $MBATCH -t $DWELL \
-	$(record_args kretprobe) -n /kp/records/own.txt -w $WORKLOAD_FUNCS
+	$(record_args kretprobe) -n /kp/records/own.txt -D /kp/records/differences.txt \
+	-w $WORKLOAD_FUNCS
 # Every instruction boundary of real functions (kpinsn): the 300 and more
 # functions of the base's record of this config, picked from those its
 # workload ran.  The boundaries taken must be the base's; then kprobes on

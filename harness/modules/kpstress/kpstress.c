@@ -961,10 +961,12 @@ MODULE_PARM_DESC(sleeper, "write 1: one call through a pre_handler that may slee
  *   "u"                unregisters and forgets it.
  *
  * Reading gives one line per address: "ADDR ERRNO HITS OPTIMIZED TEXT
- * ENTRIES", ERRNO 0 for a probe that registered, OPTIMIZED 1 for a kprobe
- * that is jump-optimized now, TEXT the four bytes there in hex (kpinsn
- * compares the code it probed with the base's), ENTRIES a kretprobe's
- * entries (HITS counts its returns).  A batch that register_*probes()
+ * ENTRIES EXTABLE MISSED FLAGS", ERRNO 0 for a probe that registered,
+ * OPTIMIZED 1 for a kprobe that is jump-optimized now, TEXT the four bytes
+ * there in hex (kpinsn compares the code it probed with the base's),
+ * ENTRIES a kretprobe's entries (HITS counts its returns), MISSED its
+ * nmissed and FLAGS its kprobe's flags in hex (for the report on a probe
+ * that never fired).  A batch that register_*probes()
  * refuses is split in halves until each refused probe stands alone, so a
  * refusal names its own errno and the others still go in batches.
  */
@@ -1304,13 +1306,17 @@ static int kps_sweep_show(struct seq_file *m, void *unused)
 
 		/* What is there (with no probe armed: the check's disabled ones). */
 		copy_from_kernel_nofault(text, (void *)sp->addr, sizeof(text));
-		seq_printf(m, "%lx %d %lu %d %4phN %lu %d\n", sp->addr, -sp->err,
-			   atomic_long_read(&sp->hits),
+		struct kprobe *kp = kps_sweep_kind == 'r' ? &sp->rp.kp : &sp->kp;
+
+		seq_printf(m, "%lx %d %lu %d %4phN %lu %d %lu %x\n", sp->addr,
+			   -sp->err, atomic_long_read(&sp->hits),
 			   kps_sweep_kind && kps_sweep_kind != 'r' &&
 			   (sp->kp.flags & KPROBE_FLAG_OPTIMIZED) ? 1 : 0, text,
 			   atomic_long_read(&sp->entries),
 			   !kps_search_extable ? -1 :
-			   kps_search_extable(sp->addr) ? 1 : 0);
+			   kps_search_extable(sp->addr) ? 1 : 0,
+			   kps_sweep_kind == 'r' ? (unsigned long)sp->rp.nmissed :
+			   kp->nmissed, kp->flags);
 	}
 	mutex_unlock(&kps_sweep_lock);
 	return 0;
