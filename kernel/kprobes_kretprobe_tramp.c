@@ -485,7 +485,12 @@ static void kretprobe_grow_kick(struct irq_work *work)
 						  kick);
 
 	g->nr_kicks++;
-	schedule_work(&g->work);
+	/*
+	 * The calls that come before the worker runs live on the other
+	 * half of the instances: a high-priority worker runs before the
+	 * busy tasks on this CPU that make them.
+	 */
+	queue_work(system_highpri_wq, &g->work);
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)
