@@ -29,6 +29,9 @@ measure crowd 0
 measure spread 0
 measure spread16k 0
 measure entries 0
+# One probe per call, as the tools register and unregister them.
+measure lone 0
+measure loneret 0
 measure crowd1k 1
 measure optpost 1
 measure optret 1

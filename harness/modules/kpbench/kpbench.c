@@ -36,7 +36,7 @@
 
 static char *kind = "int3";
 module_param(kind, charp, 0444);
-MODULE_PARM_DESC(kind, "entry, int3, int3post, branch, load, opt, optpost, kretprobe, optret, crowd, crowd1k, spread, spread16k or entries");
+MODULE_PARM_DESC(kind, "entry, int3, int3post, branch, load, opt, optpost, kretprobe, optret, crowd, crowd1k, spread, spread16k, entries, lone or loneret");
 
 static unsigned long pre_hits, post_hits, ret_hits;
 static int kpbench_sink;
@@ -343,12 +343,42 @@ static kprobe_opcode_t *batch_addr(int i, enum batch_shape shape)
 }
 
 /*
+ * Register @list one probe per call, as perf, bpftrace and trace_kprobe
+ * do; on a failure, unregister those already in.
+ */
+static int register_lone(struct kprobe **list, int nr)
+{
+	int i, err;
+
+	for (i = 0; i < nr; i++) {
+		err = register_kprobe(list[i]);
+		if (err) {
+			pr_err("kpbench: kind=%s register_kprobe(%pS) failed: %d\n",
+			       kind, list[i]->addr, err);
+			while (i--)
+				unregister_kprobe(list[i]);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void unregister_lone(struct kprobe **list, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		unregister_kprobe(list[i]);
+}
+
+/*
  * One probe in the target, then @nr more in one register_kprobes() batch
- * (see batch_addr()).  The hit cost is the target's, with all of them
- * registered; the batch's register and unregister times are reported.
+ * (see batch_addr()), or with @lone one register_kprobe() call each.  The
+ * hit cost is the target's, with all of them registered; the batch's
+ * register and unregister times are reported.
  */
 static int bench_batch(int offset, int nr, enum batch_shape shape,
-		       bool keep_brk)
+		       bool keep_brk, bool lone)
 {
 	struct kprobe kp = {
 		.symbol_name = "kpbench_target",
@@ -383,7 +413,7 @@ static int bench_batch(int offset, int nr, enum batch_shape shape,
 	if (err)
 		goto out;
 	t0 = ktime_get_ns();
-	err = register_kprobes(list, nr);
+	err = lone ? register_lone(list, nr) : register_kprobes(list, nr);
 	t_reg = ktime_get_ns() - t0;
 	if (err) {
 		pr_err("kpbench: register_kprobes(%d, shape %d) failed: %d\n",
@@ -394,7 +424,10 @@ static int bench_batch(int offset, int nr, enum batch_shape shape,
 	pre_hits = 0;
 	probed = time_calls();
 	t0 = ktime_get_ns();
-	unregister_kprobes(list, nr);
+	if (lone)
+		unregister_lone(list, nr);
+	else
+		unregister_kprobes(list, nr);
 	t_unreg = ktime_get_ns() - t0;
 	snprintf(extra, sizeof(extra), " register_us=%llu unregister_us=%llu",
 		 t_reg / 1000, t_unreg / 1000);
@@ -402,6 +435,63 @@ static int bench_batch(int offset, int nr, enum batch_shape shape,
 	unregister_kprobe(&kp);
 out:
 	kvfree(list);
+	kvfree(crowd);
+	return err;
+}
+
+/*
+ * A kretprobe on the target, then NR_SPREAD more on the entries of the
+ * first NR_SPREAD / PER_FUNC generated functions (PER_FUNC on each), one
+ * register_kretprobe() call each and then one unregister_kretprobe()
+ * call each, maxactive left to the core.  The target's return hits are
+ * timed with all of them registered.
+ */
+static int bench_lone_kretprobes(void)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpbench_target",
+		.handler = count_ret,
+		.maxactive = 8,
+	};
+	struct kretprobe *crowd;
+	u64 bare, probed, t_reg, t_unreg, t0;
+	char extra[96];
+	int i, err;
+
+	crowd = kvcalloc(NR_SPREAD, sizeof(*crowd), GFP_KERNEL);
+	if (!crowd)
+		return -ENOMEM;
+	bare = time_calls();
+	err = register_kretprobe(&rp);
+	if (err)
+		goto out;
+	t0 = ktime_get_ns();
+	for (i = 0; i < NR_SPREAD; i++) {
+		crowd[i].kp.addr = (kprobe_opcode_t *)
+			kpbench_pads[i % (NR_SPREAD / PER_FUNC)];
+		crowd[i].handler = count_ret;
+		err = register_kretprobe(&crowd[i]);
+		if (err) {
+			pr_err("kpbench: kind=%s register_kretprobe(%pS) failed: %d\n",
+			       kind, crowd[i].kp.addr, err);
+			while (i--)
+				unregister_kretprobe(&crowd[i]);
+			unregister_kretprobe(&rp);
+			goto out;
+		}
+	}
+	t_reg = ktime_get_ns() - t0;
+	ret_hits = 0;
+	probed = time_calls();
+	t0 = ktime_get_ns();
+	for (i = 0; i < NR_SPREAD; i++)
+		unregister_kretprobe(&crowd[i]);
+	t_unreg = ktime_get_ns() - t0;
+	snprintf(extra, sizeof(extra), " register_us=%llu unregister_us=%llu",
+		 t_reg / 1000, t_unreg / 1000);
+	report(patch_mode(&rp.kp), bare, probed, ret_hits / NR_REPEAT, extra);
+	unregister_kretprobe(&rp);
+out:
 	kvfree(crowd);
 	return err;
 }
@@ -433,15 +523,19 @@ static int __init kpbench_init(void)
 	if (!strcmp(kind, "optret"))
 		return bench_kretprobe(true);
 	if (!strcmp(kind, "crowd"))
-		return bench_batch(off, NR_CROWD, BATCH_CROWD, false);
+		return bench_batch(off, NR_CROWD, BATCH_CROWD, false, false);
 	if (!strcmp(kind, "spread"))
-		return bench_batch(off, NR_SPREAD, BATCH_SPREAD, false);
+		return bench_batch(off, NR_SPREAD, BATCH_SPREAD, false, false);
+	if (!strcmp(kind, "lone"))
+		return bench_batch(off, NR_SPREAD, BATCH_SPREAD, false, true);
+	if (!strcmp(kind, "loneret"))
+		return bench_lone_kretprobes();
 	if (!strcmp(kind, "spread16k"))
-		return bench_batch(off, NR_SPREAD_BIG, BATCH_SPREAD, false);
+		return bench_batch(off, NR_SPREAD_BIG, BATCH_SPREAD, false, false);
 	if (!strcmp(kind, "crowd1k"))
-		return bench_batch(off, NR_CROWD / 4, BATCH_CROWD, true);
+		return bench_batch(off, NR_CROWD / 4, BATCH_CROWD, true, false);
 	if (!strcmp(kind, "entries"))
-		return bench_batch(off, NR_PAD_FUNCS, BATCH_ENTRIES, false);
+		return bench_batch(off, NR_PAD_FUNCS, BATCH_ENTRIES, false, false);
 	pr_err("kpbench: unknown kind '%s'\n", kind);
 	return -EINVAL;
 }
