@@ -27,9 +27,9 @@
  * -w NAME,NAME... those functions, which the workload runs, are probed in
  * a batch of their own at the end: each must be taken and fire.  With
  * -D FILE the differences kprobes.rst documents are not rules broken:
- * lines "ARCH KIND NAME HERE -- WHY" (harness/stress/differences.txt, the
- * guest's arch only), KIND kprobe or kretprobe, HERE what this kernel
- * gives (an errno's name, or "taken").
+ * lines "NAME HERE" in a record's format, HERE what this kernel gives (an
+ * errno's name, or "taken"); harness/lib/guest.sh writes one such file per
+ * kind from harness/stress/differences.txt.
  *
  * With -m the probes are not events: the kpstress module registers each
  * batch with one register_kprobes() (or register_kretprobes()) call and
@@ -346,12 +346,12 @@ static int module_batch(struct fn **batch, size_t n, int ret, unsigned int secon
 		return errno;
 	for (i = 0; i < n && fgets(line, sizeof(line), f); i++) {
 		unsigned long entries = 0, missed = 0;
-		unsigned int text, flags = 0;
-		int opt, extable;
+		unsigned int flags = 0;
 
-		if (sscanf(line, "%lx %d %lu %d %x %lu %d %lu %x", &addr, &err,
-			   &hits, &opt, &text, &entries, &extable, &missed,
-			   &flags) < 3 || addr != batch[i]->addr)
+		/* OPTIMIZED, TEXT and EXTABLE are kpinsn's, skipped here. */
+		if (sscanf(line, "%lx %d %lu %*d %*x %lu %*d %lu %x", &addr, &err,
+			   &hits, &entries, &missed, &flags) < 3 ||
+		    addr != batch[i]->addr)
 			break;
 		batch[i]->entries = entries;
 		batch[i]->missed = missed;
@@ -409,8 +409,8 @@ static void mark_duplicates(void)
 static struct rec {
 	char name[128];
 	char err[16];
-} *recs, *owns;
-static size_t nr_recs, nr_owns;
+} *recs, *owns, *docs;	/* docs: -D's, the err being this kernel's */
+static size_t nr_recs, nr_owns, nr_docs;
 
 /* Lines "NAME [ERR]" of @path, sorted by name, into *@out. */
 static int read_names(const char *path, struct rec **out, size_t *nr)
@@ -432,44 +432,6 @@ static int read_names(const char *path, struct rec **out, size_t *nr)
 	}
 	fclose(f);
 	qsort(*out, *nr, sizeof(**out), by_name);
-	return 0;
-}
-
-/* -D: the documented differences, "KIND NAME HERE" of each line. */
-static struct documented {
-	char kind[16], name[128], here[16];
-} *docs;
-static size_t nr_docs;
-
-static int read_documented(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	size_t cap = 0;
-	char line[512];
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (line[0] == '#')
-			continue;
-		if (grow((void **)&docs, &cap, nr_docs, sizeof(*docs)))
-			return -1;
-		if (sscanf(line, "%*s %15s %127s %15s", docs[nr_docs].kind,
-			   docs[nr_docs].name, docs[nr_docs].here) == 3)
-			nr_docs++;
-	}
-	fclose(f);
-	return 0;
-}
-
-static int is_documented(int ret, const char *name, const char *here)
-{
-	size_t i;
-
-	for (i = 0; i < nr_docs; i++)
-		if (!strcmp(docs[i].kind, ret ? "kretprobe" : "kprobe") &&
-		    !strcmp(docs[i].name, name) && !strcmp(docs[i].here, here))
-			return 1;
 	return 0;
 }
 
@@ -509,11 +471,11 @@ static void write_record(const char *path, size_t tried, size_t taken)
  * with the same errno, or taken by both.  Prints each difference; returns
  * how many there were.
  */
-static size_t compare_record(int partial, int ret)
+static size_t compare_record(int partial)
 {
 	size_t i, diff = 0, compared = 0, new_here = 0, documented = 0;
 	const char *here;
-	struct rec *r;
+	struct rec *r, *doc;
 
 	for (i = 0; i < nr_fns; i++) {
 		if (!fns[i].tried || fns[i].dup)
@@ -527,7 +489,8 @@ static size_t compare_record(int partial, int ret)
 		here = fns[i].err ? errname(fns[i].err) : "taken";
 		if (!strcmp(here, r ? r->err : "taken"))
 			continue;
-		if (is_documented(ret, fns[i].name, here)) {
+		doc = find_name(docs, nr_docs, fns[i].name);
+		if (doc && !strcmp(doc->err, here)) {
 			documented++;
 			printf("# kpsweep: %s: %s here, %s in the record, as documented\n",
 			       fns[i].name, here, r ? r->err : "taken");
@@ -775,8 +738,8 @@ int main(int argc, char **argv)
 		printf("# kpsweep: cannot read %s\n", own_names);
 		return 2;
 	}
-	if (documented && read_documented(documented)) {
-		printf("# kpsweep: cannot read the documented differences %s (harness/stress/differences.txt, copied by harness/lib/guest.sh)\n",
+	if (documented && read_names(documented, &docs, &nr_docs)) {
+		printf("# kpsweep: cannot read the documented differences %s (harness/stress/differences.txt, written out by harness/lib/guest.sh)\n",
 		       documented);
 		return 2;
 	}
@@ -887,7 +850,7 @@ check:
 	printf("\n");
 	if (record_out)
 		write_record(record_out, tried, taken);
-	if (record_in && compare_record(partial, ret))
+	if (record_in && compare_record(partial))
 		broken++;
 	if (workload && workload_fires(workload, by_module, ret, seconds))
 		broken++;

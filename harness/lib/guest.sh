@@ -64,8 +64,12 @@ make_initramfs() {
 		fi
 	fi
 	kprobes_own_names >"$root/kp/records/own.txt"
-	awk -v arch="$KP_ARCH" '$1 == arch' "$KP_HARNESS/stress/differences.txt" \
-		>"$root/kp/records/differences.txt"
+	# The documented differences of this arch, one file per kind, in a
+	# record's "NAME RESULT" format (kpsweep -D).
+	for kind in kprobe kretprobe; do
+		awk -v arch="$KP_ARCH" -v kind="$kind" '$1 == arch && $2 == kind { print $3, $4 }' \
+			"$KP_HARNESS/stress/differences.txt" >"$root/kp/records/$kind.differences.txt"
+	done
 	(cd "$root" && find . | cpio -o -H newc --quiet) >"$img"
 }
 

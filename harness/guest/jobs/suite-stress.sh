@@ -245,11 +245,11 @@ record_args() {	# kind
 }
 check "kprobes swept over the kernel in register_kprobes() batches: all listed, all removed, as the base takes them" \
 	sweep -m -s $MSTRIDE -o $((FIRST % MSTRIDE)) -b $MBATCH -t $DWELL \
-	$(record_args kprobe) -n /kp/records/own.txt -D /kp/records/differences.txt \
+	$(record_args kprobe) -n /kp/records/own.txt -D /kp/records/kprobe.differences.txt \
 	-w $WORKLOAD_FUNCS
 check "kretprobes swept over the kernel in register_kretprobes() batches: all listed, all removed, as the base takes them" \
 	sweep -m -r -s $MSTRIDE -o $((FIRST % MSTRIDE)) -b $MBATCH -t $DWELL \
-	$(record_args kretprobe) -n /kp/records/own.txt -D /kp/records/differences.txt \
+	$(record_args kretprobe) -n /kp/records/own.txt -D /kp/records/kretprobe.differences.txt \
 	-w $WORKLOAD_FUNCS
 # Every instruction boundary of real functions (kpinsn): the 300 and more
 # functions of the base's record of this config, picked from those its
