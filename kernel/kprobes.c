@@ -1016,25 +1016,6 @@ int __register_kprobe(struct kprobe *p)
 	return ret;
 }
 
-/**
- * register_kprobe() - set a probe
- * @p: the probe; either @p->addr or @p->symbol_name (plus @p->offset)
- *
- * Return: 0, or -EINVAL (bad or unprobeable address, already
- * registered), -ENOENT (unknown symbol, an address kallsyms cannot name,
- * module going), -EILSEQ (not an instruction boundary), -ENOMEM, -EAGAIN
- * (kprobes not initialized yet), or an error from the architecture or
- * from ftrace.
- */
-int register_kprobe(struct kprobe *p)
-{
-	if (!kprobes_initialized)
-		return -EAGAIN;
-	guard(mutex)(&kprobe_mutex);
-	return __register_kprobe(p);
-}
-EXPORT_SYMBOL_GPL(register_kprobe);
-
 static bool kprobe_aggr_all_disabled(struct kprobe *agg)
 {
 	struct kprobe *kp;
@@ -1260,6 +1241,25 @@ static int register_kprobe_entry(void *entries, int i)
 {
 	return __register_kprobe(((struct kprobe **)entries)[i]);
 }
+
+/**
+ * register_kprobe() - set a probe
+ * @p: the probe; either @p->addr or @p->symbol_name (plus @p->offset)
+ *
+ * Return: 0, or -EINVAL (bad or unprobeable address, already
+ * registered), -ENOENT (unknown symbol, an address kallsyms cannot name,
+ * module going), -EILSEQ (not an instruction boundary), -ENOMEM, -EAGAIN
+ * (kprobes not initialized yet), or an error from the architecture or
+ * from ftrace.
+ */
+int register_kprobe(struct kprobe *p)
+{
+	int registered;
+
+	/* A batch of one keeps what it learns about the function. */
+	return kprobe_register_batch(&p, 1, register_kprobe_entry, &registered);
+}
+EXPORT_SYMBOL_GPL(register_kprobe);
 
 /**
  * register_kprobes() - set several probes, all or none
