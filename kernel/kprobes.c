@@ -24,13 +24,17 @@
  *                     the instruction slots.
  *   insn cache mutex  inside a kprobe_insn_cache; innermost.
  *
+ * kprobe_hits_mutex (kprobes_hits.c) is taken with none of these held,
+ * and cpus_read_lock inside it.
+ *
  * Only code that runs in probe context is blacklisted.  The registration
  * API may be probed ("perf probe register_kprobe"): a probe at its entry
  * fires before any lock is taken, and handlers never take kprobe_mutex.
  *
  * The table is read without locks: the breakpoint handlers run with
  * interrupts off and walk a bucket under RCU.  Removal therefore unhooks
- * an entry, waits for a grace period, and only then frees its state.
+ * an entry, waits until no hit can still hold it (kprobes_hits.c), and
+ * only then frees its state.
  *
  * A probe whose text goes away (module unload, freed init text) leaves the
  * table at once and waits on kprobe_gone_list, marked GONE, until its
@@ -65,8 +69,8 @@ static struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
 static HLIST_HEAD(kprobe_gone_list);
 
 /*
- * Table entries unhooked and waiting for a grace period, chained without
- * allocating (a batch may hold thousands).  Their hlist nodes must stay
+ * Table entries unhooked and waiting for the hits in progress, chained
+ * without allocating (a batch may hold thousands).  Their hlist nodes stay
  * as they are until then, since a lookup may stand on one; a lone probe
  * is chained through its own @list instead, which only an aggregate's
  * readers walk, and an aggregate through its @retired.
@@ -1077,7 +1081,7 @@ static void kprobe_aggr_drop_post_handler(struct kprobe *agg)
 	WRITE_ONCE(agg->post_handler, NULL);
 }
 
-/* @entry, disarmed, leaves the table; freed after a grace period. */
+/* @entry, disarmed, leaves the table; freed once no hit can hold it. */
 static void kprobe_leave_table(struct kprobe *entry)
 {
 	/* Disabled or all disarmed, its jump is out already; make sure. */
@@ -1138,7 +1142,7 @@ static void kprobe_disarm_later(struct kprobe *entry)
  * torn down once no CPU can be in its handlers (NULL when others still
  * share the address), or an ERR_PTR when @p is not registered.  An
  * armed entry leaves only with kprobe_disarm_pending(), which the caller
- * runs before its grace period.
+ * runs before it waits for the hits in progress.
  */
 struct kprobe *__unregister_kprobe_top(struct kprobe *p)
 {
@@ -1172,7 +1176,7 @@ struct kprobe *__unregister_kprobe_top(struct kprobe *p)
 	return entry;
 }
 
-/* Free what __unregister_kprobe_top() unhooked, after a grace period. */
+/* Free what __unregister_kprobe_top() unhooked, once no hit can hold it. */
 void __unregister_kprobe_bottom(struct kprobe *retired)
 {
 	if (IS_ERR_OR_NULL(retired))
@@ -1289,8 +1293,8 @@ EXPORT_SYMBOL_GPL(register_kprobes);
  *
  * Entries that were not registered get their addr cleared, silently: a
  * batch may be partly registered.  The entry probe of a kretprobe may be
- * given too: its instance pool goes with it.  Waits for one grace period
- * for the whole batch.
+ * given too: its instance pool goes with it.  Waits once for the whole
+ * batch until no CPU can run their handlers (kprobe_wait_for_hits()).
  */
 void unregister_kprobes(struct kprobe **kps, int num)
 {
@@ -1316,7 +1320,7 @@ void unregister_kprobes(struct kprobe **kps, int num)
 		kprobe_disarm_pending();
 	}
 
-	synchronize_rcu();
+	kprobe_wait_for_hits();
 	scoped_guard(mutex, &kprobe_mutex) {
 		while ((entry = kprobe_retired_pop(&retired)))
 			__unregister_kprobe_bottom(entry);

@@ -112,11 +112,13 @@ static void notrace kprobe_ftrace_redirect(unsigned long ip,
 		arch_ftrace_set_direct_caller(fregs, tramp);
 	} else {
 		/* Another's trampoline took the site: the probe must move. */
+		kprobe_hit_begin();
 		p = get_kprobe(arch_kprobe_ftrace_addr(ip));
 		if (p && !(READ_ONCE(p->flags) & KPROBE_FLAG_FTRACE_TRAP)) {
 			kprobes_inc_nmissed_count(p);
 			irq_work_queue(&kprobe_ftrace_trap_kick);
 		}
+		kprobe_hit_end();
 	}
 	if (IS_ENABLED(CONFIG_PROVE_RCU))
 		ftrace_test_recursion_unlock(bit);

@@ -105,6 +105,20 @@ int kprobe_register_batch(void *entries, int num,
 struct kprobe *__unregister_kprobe_top(struct kprobe *p);
 void __unregister_kprobe_bottom(struct kprobe *retired);
 
+/* kprobes_hits.c */
+void kprobe_wait_for_hits(void);
+
+/*
+ * The architecture's hits that may run with interrupts on all sit in hit
+ * sections (kprobe_hit_begin()), and the others run with interrupts off.
+ */
+#ifndef arch_kprobe_hits_counted
+static inline bool arch_kprobe_hits_counted(void)
+{
+	return false;
+}
+#endif
+
 /* kprobes_opt.c: jump optimization, see the lock order in kprobes.c */
 #ifdef CONFIG_OPTPROBES
 void __init kprobe_opt_init(void);

@@ -122,7 +122,7 @@ void kretprobe_detach(struct kprobe *p)
 		kretprobe_pool_orphan(container_of(p, struct kretprobe, kp));
 }
 
-/* After the grace period that followed kretprobe_detach(). */
+/* After the wait for hits that followed kretprobe_detach(). */
 void kretprobe_release(struct kprobe *p)
 {
 	if (kprobe_is_kretprobe(p))
@@ -263,7 +263,7 @@ static_assert(offsetof(struct kretprobe, kp) == 0);
  * @rps: the kretprobes
  * @num: how many
  *
- * Waits for one grace period for the whole batch.  Calls still in flight
+ * Waits once for the whole batch, as unregister_kprobes() does.  Calls still in flight
  * return normally; their return handlers no longer run.  Entries that
  * were not registered get their kp.addr cleared.
  */

@@ -219,10 +219,10 @@ static void kretprobe_drop_rcu(struct rcu_head *head)
 }
 
 /*
- * Give an instance back, or drop it when its kretprobe is gone.  Not
- * preemptible: unregistration waits for a grace period between clearing
- * rph->rp and finalizing the pool, and a push that lands after the
- * finalization would keep the holder alive for ever.
+ * Give an instance back, or drop it when its kretprobe is gone.  In a
+ * hit section or a trap: unregistration waits for the hits in progress
+ * between clearing rph->rp and finalizing the pool, and a push that
+ * lands after the finalization would keep the holder alive for ever.
  */
 static void kretprobe_recycle(struct kretprobe_instance *ri)
 {
@@ -304,6 +304,7 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	struct kretprobe *rp;
 
 	preempt_disable();
+	kprobe_hit_begin();
 	kcb = get_kprobe_ctlblk();
 	outer = __this_cpu_read(current_kprobe);
 	outer_status = kcb->kprobe_status;
@@ -356,6 +357,7 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 
 	__this_cpu_write(current_kprobe, outer);
 	kcb->kprobe_status = outer_status;
+	kprobe_hit_end();
 	preempt_enable();
 	return (unsigned long)real_ret;
 }
@@ -409,11 +411,13 @@ void kprobe_flush_task(struct task_struct *tk)
 	 * it must leave current_kprobe alone.
 	 */
 	preempt_disable();
+	kprobe_hit_begin();
 	node = __llist_del_all(&tk->kretprobe_instances);
 	for (; node; node = next) {
 		next = node->next;
 		kretprobe_recycle(kretprobe_of(node));
 	}
+	kprobe_hit_end();
 	preempt_enable();
 }
 NOKPROBE_SYMBOL(kprobe_flush_task);
@@ -625,7 +629,7 @@ void kretprobe_pool_discard(void *pool)
 	objpool_fini(&rph->pool);
 }
 
-/* After a grace period that followed kretprobe_pool_orphan(). */
+/* After the wait for hits that followed kretprobe_pool_orphan(). */
 void kretprobe_pool_finish(struct kretprobe *rp)
 {
 	if (!rp->rph)

@@ -1380,10 +1380,10 @@ static int count_own_sync(struct kprobe *kp, struct pt_regs *regs)
 #define BATCH_PROBES	12
 
 /*
- * Unregistering a batch waits for one grace period, not one per probe.
- * A probe on synchronize_rcu() counts the waits of this task.
+ * Unregistering a batch waits once for the hits in progress, not once per
+ * probe.  A probe on kprobe_wait_for_hits() counts the waits of this task.
  */
-static void unregister_batch_one_grace_period(struct kunit *test)
+static void unregister_batch_waits_once(struct kunit *test)
 {
 	void *const targets[] = {
 		kprobes_test_target, kprobes_test_other, kprobes_test_marked,
@@ -1393,7 +1393,7 @@ static void unregister_batch_one_grace_period(struct kunit *test)
 	int i;
 
 	sync = new_probe(test, 'S', NULL);
-	sync->kp.symbol_name = "synchronize_rcu";
+	sync->kp.symbol_name = "kprobe_wait_for_hits";
 	sync->kp.pre_handler = count_own_sync;
 	sync->kp.post_handler = NULL;
 	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &sync->kp), 0);
@@ -1409,8 +1409,7 @@ static void unregister_batch_one_grace_period(struct kunit *test)
 	for (i = 0; i < BATCH_PROBES; i++)
 		kunit_remove_action(test, unregister_kprobe_action, kps[i]);
 
-	KUNIT_EXPECT_GE(test, sync->pre_hits, 1);
-	KUNIT_EXPECT_LE(test, sync->pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, sync->pre_hits, 1);
 	kprobes_test_target(0);
 	kprobes_test_other(0);
 	kprobes_test_marked(0);
@@ -1418,7 +1417,312 @@ static void unregister_batch_one_grace_period(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, to_test_probe(kps[i])->pre_hits, 0);
 }
 
-/* Probes that count this task's synchronize_rcu() and large kmallocs. */
+/*
+ * A lone unregistration waits once for the hits in progress.  Where the
+ * architecture counts its hits (x86, arm64) that wait is no RCU grace
+ * period: that is what lets tools remove thousands of probes one by one.
+ */
+static void unregister_lone_without_grace_period(struct kunit *test)
+{
+	struct test_probe *wait, *sync, *tp;
+
+	wait = new_probe(test, 'W', NULL);
+	wait->kp.symbol_name = "kprobe_wait_for_hits";
+	wait->kp.pre_handler = count_own_sync;
+	wait->kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &wait->kp), 0);
+	sync = new_probe(test, 'S', NULL);
+	sync->kp.symbol_name = "synchronize_rcu";
+	sync->kp.pre_handler = count_own_sync;
+	sync->kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &sync->kp), 0);
+	tp = probe_at(test, 'A', NULL, kprobes_test_target);
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &tp->kp), 0);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+
+	WRITE_ONCE(sync_counted_task, current);
+	unreg_kprobe(test, &tp->kp);
+	WRITE_ONCE(sync_counted_task, NULL);
+
+	KUNIT_EXPECT_EQ(test, wait->pre_hits, 1);
+	if (IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64))
+		KUNIT_EXPECT_EQ(test, sync->pre_hits, 0);
+	else
+		KUNIT_EXPECT_GE(test, sync->pre_hits, 1);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+}
+
+/*
+ * unregister_kprobe() returns only once no CPU can still run the probe's
+ * handlers, whichever way the probe is hit.  A kthread on every other CPU
+ * calls the probed function without pause.  Each round registers a probe
+ * in memory of its own, lets the callers hit it, unregisters it and at
+ * once marks it dead, then frees it.  The handler reads the mark when it
+ * starts and again after lingering a while: a handler that finds its
+ * probe dead is counted, and KASAN reports one that touches the freed
+ * memory.
+ */
+enum lifetime_kind {
+	LIFETIME_INT3,		/* a breakpoint: a trap, interrupts off */
+	LIFETIME_JUMP,		/* an optimized probe: its detour buffer */
+	LIFETIME_FTRACE,	/* an ftrace site: the tracer's callback */
+	LIFETIME_RETURN,	/* a kretprobe: its return trampoline too */
+};
+
+struct lifetime_case {
+	const char *desc;
+	enum lifetime_kind kind;
+	int rounds;
+};
+
+static const struct lifetime_case lifetime_cases[] = {
+	{ "breakpoint", LIFETIME_INT3, 200 },
+#ifdef CONFIG_OPTPROBES
+	/* Each round waits for the optimizer. */
+	{ "optimized", LIFETIME_JUMP, 12 },
+#endif
+#if defined(CONFIG_KPROBES_ON_FTRACE) && defined(CONFIG_KRETPROBES)
+	{ "ftrace site", LIFETIME_FTRACE, 200 },
+#endif
+#ifdef CONFIG_KRETPROBES
+	{ "kretprobe", LIFETIME_RETURN, 200 },
+#endif
+};
+
+KUNIT_ARRAY_PARAM_DESC(lifetime, lifetime_cases, desc);
+
+#define LIFETIME_LIVE	0x4c495645
+#define LIFETIME_DEAD	0x44454144
+
+struct lifetime_probe {
+	struct kretprobe rp;	/* rp.kp for the kinds that are kprobes */
+	u32 mark;
+};
+
+static atomic_t lifetime_hits, lifetime_late;
+
+static void lifetime_check(struct lifetime_probe *lp)
+{
+	int i;
+
+	if (READ_ONCE(lp->mark) != LIFETIME_LIVE)
+		goto late;
+	/* Give an unregistration time to return under our feet. */
+	for (i = 0; i < 256; i++)
+		cpu_relax();
+	if (READ_ONCE(lp->mark) != LIFETIME_LIVE)
+		goto late;
+	atomic_inc(&lifetime_hits);
+	return;
+late:
+	atomic_inc(&lifetime_late);
+}
+
+static int lifetime_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	lifetime_check(container_of(kp, struct lifetime_probe, rp.kp));
+	return 0;
+}
+
+#ifdef CONFIG_KRETPROBES
+static int lifetime_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	/* NULL: unregistered while this handler runs, which it waits for. */
+	if (rp)
+		lifetime_check(container_of(rp, struct lifetime_probe, rp));
+	return 0;
+}
+
+static int lifetime_register(struct lifetime_probe *lp, enum lifetime_kind kind)
+{
+	if (kind != LIFETIME_RETURN)
+		return register_kprobe(&lp->rp.kp);
+	lp->rp.handler = lifetime_return;
+	return register_kretprobe(&lp->rp);
+}
+
+static void lifetime_unregister(struct lifetime_probe *lp,
+				enum lifetime_kind kind)
+{
+	if (kind == LIFETIME_RETURN)
+		unregister_kretprobe(&lp->rp);
+	else
+		unregister_kprobe(&lp->rp.kp);
+}
+#else
+static int lifetime_register(struct lifetime_probe *lp, enum lifetime_kind kind)
+{
+	return register_kprobe(&lp->rp.kp);
+}
+
+static void lifetime_unregister(struct lifetime_probe *lp,
+				enum lifetime_kind kind)
+{
+	unregister_kprobe(&lp->rp.kp);
+}
+#endif
+
+/*
+ * This file has no ftrace sites: the ftrace kinds probe an API function
+ * that returns at once when given nothing to do.  A kretprobe goes there
+ * too where it can, so that both its entry and its return are hit with
+ * interrupts on; else on kprobes_test_target().  The others probe the
+ * marked instruction, which x86 can replace with a jump.
+ */
+static bool lifetime_on_api(enum lifetime_kind kind)
+{
+	return IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) &&
+	       (kind == LIFETIME_FTRACE || kind == LIFETIME_RETURN);
+}
+
+static void *lifetime_addr(enum lifetime_kind kind)
+{
+	if (lifetime_on_api(kind))
+		return register_kprobes;
+	if (kind == LIFETIME_RETURN)
+		return kprobes_test_target;
+	return mark_addr();
+}
+
+struct lifetime_caller {
+	struct task_struct *task;
+	enum lifetime_kind kind;
+	unsigned long calls;
+};
+
+static int lifetime_caller_fn(void *arg)
+{
+	struct lifetime_caller *c = arg;
+	struct kprobe *none = NULL;
+
+	while (!kthread_should_stop()) {
+		if (lifetime_on_api(c->kind))
+			(void)register_kprobes(&none, 0);
+		else if (c->kind == LIFETIME_RETURN)
+			kprobes_test_target(1);
+		else
+			kprobes_test_marked(1);
+		c->calls++;
+		if (!(c->calls & 255))
+			cond_resched();
+	}
+	return 0;
+}
+
+/* One round; false when the probe could not be set up as the kind asks. */
+static bool lifetime_round(struct kunit *test, enum lifetime_kind kind)
+{
+	struct lifetime_probe *lp = kzalloc(sizeof(*lp), GFP_KERNEL);
+	int ret, hits = atomic_read(&lifetime_hits);
+	unsigned long deadline;
+
+	if (!lp)
+		return false;
+	lp->mark = LIFETIME_LIVE;
+	lp->rp.kp.addr = lifetime_addr(kind);
+	lp->rp.kp.pre_handler = lifetime_pre;
+	ret = lifetime_register(lp, kind);
+	if (ret) {
+		kfree(lp);
+		KUNIT_FAIL(test, "registering failed: %d", ret);
+		return false;
+	}
+#ifdef CONFIG_OPTPROBES
+	if (kind == LIFETIME_JUMP) {
+		wait_for_kprobe_optimizer();
+		if (kprobe_opt_state_of(&lp->rp.kp) != KPROBE_OPT_ACTIVE) {
+			unregister_kprobe(&lp->rp.kp);
+			kfree(lp);
+			KUNIT_FAIL(test, "the probe was not optimized");
+			return false;
+		}
+	}
+#endif
+	/* Let the callers hit it, a few times at least. */
+	deadline = jiffies + HZ / 10;
+	while (atomic_read(&lifetime_hits) - hits < 4 &&
+	       time_before(jiffies, deadline))
+		cond_resched();
+
+	lifetime_unregister(lp, kind);
+	WRITE_ONCE(lp->mark, LIFETIME_DEAD);
+	/* A late handler would be lingering now: let it see the mark. */
+	usleep_range(20, 40);
+	kfree(lp);
+	return true;
+}
+
+static void unregister_lifetime(struct kunit *test)
+{
+	const struct lifetime_case *lc = test->param_value;
+	struct lifetime_caller *callers;
+	int cpu, here, round, started = 0;
+	unsigned long calls = 0;
+
+	KUNIT_ASSERT_GE_MSG(test, num_online_cpus(), 2,
+			    "the callers need CPUs of their own");
+	if (!lifetime_on_api(lc->kind) && lc->kind != LIFETIME_RETURN)
+		require_mark(test);
+	callers = kunit_kcalloc(test, nr_cpu_ids, sizeof(*callers), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, callers);
+	here = raw_smp_processor_id();
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(here)), 0);
+	atomic_set(&lifetime_hits, 0);
+	atomic_set(&lifetime_late, 0);
+#ifdef CONFIG_OPTPROBES
+	/* Breakpoints stay breakpoints; the optimized kind wants jumps. */
+	kprobe_opt_set_enabled(lc->kind == LIFETIME_JUMP);
+#endif
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		if (cpu == here)
+			continue;
+		callers[cpu].kind = lc->kind;
+		callers[cpu].task = kthread_create(lifetime_caller_fn,
+						   &callers[cpu], "kp-lifetime/%d",
+						   cpu);
+		if (IS_ERR(callers[cpu].task)) {
+			callers[cpu].task = NULL;
+			continue;
+		}
+		kthread_bind(callers[cpu].task, cpu);
+		wake_up_process(callers[cpu].task);
+		started++;
+	}
+	cpus_read_unlock();
+
+	/* From here on no ASSERT: the callers must be stopped first. */
+	for (round = 0; started && round < lc->rounds; round++) {
+		if (!lifetime_round(test, lc->kind))
+			break;
+	}
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (!callers[cpu].task)
+			continue;
+		kthread_stop(callers[cpu].task);
+		calls += callers[cpu].calls;
+	}
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+#ifdef CONFIG_OPTPROBES
+	kprobe_opt_set_enabled(true);
+#endif
+
+	KUNIT_EXPECT_GT(test, started, 0);
+	KUNIT_EXPECT_EQ(test, round, lc->rounds);
+	/* Every round's probe was hit: the race was run. */
+	KUNIT_EXPECT_GE(test, atomic_read(&lifetime_hits), lc->rounds);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lifetime_late), 0);
+	kunit_info(test, "%d rounds, %lu calls, %d hits, %d late\n", round,
+		   calls, atomic_read(&lifetime_hits),
+		   atomic_read(&lifetime_late));
+}
+
+/* Probes that count this task's waits for hits and large kmallocs. */
 struct alloc_watch {
 	struct test_probe *sync;
 	struct test_probe *large[2];
@@ -1433,7 +1737,7 @@ static void alloc_watch_start(struct kunit *test, struct alloc_watch *w)
 
 	static_assert(ARRAY_SIZE(large_kmalloc) == ARRAY_SIZE(w->large));
 	w->sync = new_probe(test, 'S', NULL);
-	w->sync->kp.symbol_name = "synchronize_rcu";
+	w->sync->kp.symbol_name = "kprobe_wait_for_hits";
 	w->sync->kp.pre_handler = count_own_sync;
 	w->sync->kp.post_handler = NULL;
 	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &w->sync->kp), 0);
@@ -1446,13 +1750,12 @@ static void alloc_watch_start(struct kunit *test, struct alloc_watch *w)
 	}
 }
 
-/* One grace period for the whole batch, and no large allocation. */
+/* One wait for the whole batch, and no large allocation. */
 static void alloc_watch_expect(struct kunit *test, struct alloc_watch *w)
 {
 	int i, large_hits = 0;
 
-	KUNIT_EXPECT_GE(test, w->sync->pre_hits, 1);
-	KUNIT_EXPECT_LE(test, w->sync->pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, w->sync->pre_hits, 1);
 	for (i = 0; i < ARRAY_SIZE(w->large); i++)
 		large_hits += w->large[i]->pre_hits;
 	KUNIT_EXPECT_EQ(test, large_hits, 0);
@@ -1479,8 +1782,8 @@ static void unregister_large_batch(void *kps)
 /*
  * Unregistering thousands of kprobes at once allocates nothing large (a
  * __GFP_NOFAIL array that size warns under fragmentation) and still waits
- * for one grace period.  Probes on synchronize_rcu() and on the
- * large-kmalloc paths count this task's calls meanwhile.
+ * once for the hits in progress.  Probes on kprobe_wait_for_hits() and on
+ * the large-kmalloc paths count this task's calls meanwhile.
  */
 static void unregister_kprobes_large_batch(struct kunit *test)
 {
@@ -2434,10 +2737,11 @@ static void unregister_big_batch(void *rps)
 }
 
 /*
- * Unregistering a big batch of kretprobes waits for one grace period and
- * allocates nothing large: a __GFP_NOFAIL array of that size is an
- * order-2 allocation, which warns under fragmentation.  Probes on
- * synchronize_rcu() and on the large-kmalloc paths count this task's calls.
+ * Unregistering a big batch of kretprobes waits once for the hits in
+ * progress and allocates nothing large: a __GFP_NOFAIL array of that size
+ * is an order-2 allocation, which warns under fragmentation.  Probes on
+ * kprobe_wait_for_hits() and on the large-kmalloc paths count this task's
+ * calls.
  */
 static void unregister_kretprobes_big_batch(struct kunit *test)
 {
@@ -4547,7 +4851,10 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE_PARAM(aggregate_add_remove_readd, order_gen_params),
 	KUNIT_CASE(register_kprobes_rollback),
 	KUNIT_CASE(unregister_kprobes_partly_registered),
-	KUNIT_CASE(unregister_batch_one_grace_period),
+	KUNIT_CASE(unregister_batch_waits_once),
+	KUNIT_CASE(unregister_lone_without_grace_period),
+	KUNIT_CASE_PARAM_ATTR(unregister_lifetime, lifetime_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(unregister_kprobes_large_batch),
 	KUNIT_CASE(batch_boundaries_as_single),
 	KUNIT_CASE(batch_arms_and_disarms_all),

@@ -238,6 +238,54 @@ static inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
 void kprobe_busy_begin(void);
 void kprobe_busy_end(void);
 
+/**
+ * struct kprobe_hit_sections - a CPU's count of hits in progress
+ * @depth: hit sections open on this CPU, nested ones included
+ * @closed: how many times @depth came back to zero
+ * @caught: a waiter's IPI found a section open here...
+ * @seen: ...and @closed as it was then
+ *
+ * See kernel/kprobes_hits.c.  The first two belong to the CPU's hits,
+ * the last two to the waiter that holds kprobe_hits_mutex.
+ */
+struct kprobe_hit_sections {
+	unsigned int depth;
+	unsigned int closed;
+	bool caught;
+	unsigned int seen;
+};
+DECLARE_PER_CPU(struct kprobe_hit_sections, kprobe_hit_sections);
+
+/**
+ * kprobe_hit_begin() - a hit that may run with interrupts on starts
+ *
+ * For the architecture's and the core's hit paths that may run with
+ * interrupts enabled (ftrace sites, detour buffers, return trampolines),
+ * with preemption already disabled and before the hit looks up any probe.
+ * unregister_kprobe() waits for a section that was open when it looked.
+ * Hits in a breakpoint trap, which run with interrupts off, need none.
+ */
+static __always_inline void kprobe_hit_begin(void)
+{
+	__this_cpu_inc(kprobe_hit_sections.depth);
+	/* The count is read by an IPI on this CPU: program order is enough. */
+	barrier();
+}
+
+/**
+ * kprobe_hit_end() - the hit begun by kprobe_hit_begin() is over
+ *
+ * After the hit's last use of any probe, before preemption is enabled.
+ */
+static __always_inline void kprobe_hit_end(void)
+{
+	barrier();
+	if (!__this_cpu_dec_return(kprobe_hit_sections.depth))
+		/* A waiter that reads it also sees what the hit did. */
+		smp_store_release(this_cpu_ptr(&kprobe_hit_sections.closed),
+				  __this_cpu_read(kprobe_hit_sections.closed) + 1);
+}
+
 #ifdef CONFIG_KRETPROBES
 int arch_trampoline_kprobe(struct kprobe *p);
 #endif

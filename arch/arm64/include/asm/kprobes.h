@@ -68,6 +68,17 @@ void __kretprobe_trampoline(void);
 /* Run the one-instruction slot @slot (ending in RET) on @regs. */
 void arm64_kprobe_run_insn(struct pt_regs *regs, kprobe_opcode_t *slot);
 unsigned long arm64_kretprobe_return(struct pt_regs *regs);
+/*
+ * A hit through BRK runs with every exception masked until it is over,
+ * its step included; the ftrace-site trampoline and the return
+ * trampoline open hit sections (kernel/kprobes_hits.c).
+ */
+static inline bool arch_kprobe_hits_counted(void)
+{
+	return true;
+}
+
+#define arch_kprobe_hits_counted arch_kprobe_hits_counted
 
 #endif /* CONFIG_KPROBES */
 

@@ -322,6 +322,8 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *p = get_kprobe(addr);
 
+	/* kernel/kprobes_hits.c counts on it. */
+	lockdep_assert_irqs_disabled();
 	if (!p) {
 		/* Removed meanwhile: run whatever is there now. */
 		if (le32_to_cpu((__force __le32)READ_ONCE(*addr)) != BRK64_OPCODE_KPROBES)

@@ -97,6 +97,7 @@ void notrace arm64_kprobe_ftrace_hit(struct pt_regs *regs)
 	struct kprobe *p, *hint;
 
 	preempt_disable_notrace();
+	kprobe_hit_begin();
 	/* The only armed site's probe knows its address: no text read. */
 	hint = READ_ONCE(kprobe_ftrace_direct_only);
 	if (hint && hint->ainsn.ftrace_site == site)
@@ -109,6 +110,7 @@ void notrace arm64_kprobe_ftrace_hit(struct pt_regs *regs)
 		kpf_site_hit(p, site, regs);
 	else	/* the site is a NOP to the function */
 		instruction_pointer_set(regs, site + AARCH64_INSN_SIZE);
+	kprobe_hit_end();
 	preempt_enable_notrace();
 }
 NOKPROBE_SYMBOL(arm64_kprobe_ftrace_hit);

@@ -100,6 +100,17 @@ void __kretprobe_trampoline(void);
 /* The instruction map of the function probed last is kept until then. */
 void arch_kprobe_forget_text(void);
 #define arch_kprobe_forget_text arch_kprobe_forget_text
+/*
+ * A hit through int3 runs with interrupts off until it is over, its slot
+ * included; the ftrace handler, detour buffers and the return trampoline
+ * open hit sections (kernel/kprobes_hits.c).
+ */
+static inline bool arch_kprobe_hits_counted(void)
+{
+	return true;
+}
+
+#define arch_kprobe_hits_counted arch_kprobe_hits_counted
 
 #else /* !CONFIG_KPROBES */
 

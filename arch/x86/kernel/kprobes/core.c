@@ -438,6 +438,8 @@ int kprobe_int3_handler(struct pt_regs *regs)
 
 	if (user_mode(regs))
 		return 0;
+	/* kernel/kprobes_hits.c counts on it. */
+	lockdep_assert_irqs_disabled();
 
 	/* A slot's int3 is only reached with its probe running. */
 	addr = (kprobe_opcode_t *)(regs->ip - INT3_INSN_SIZE);

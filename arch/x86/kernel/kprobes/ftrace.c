@@ -58,6 +58,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		return;
 
 	preempt_disable_notrace();
+	kprobe_hit_begin();
 	/*
 	 * The core leaves the table entry of an ops' only armed probe in
 	 * ops->private (kernel/kprobes_ftrace.c), which spares the lookup.
@@ -65,6 +66,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	p = kprobe_ftrace_hit_probe(ip, parent_ip, READ_ONCE(ops->private));
 	if (p)
 		kpx_ftrace_hit(p, ip, regs);
+	kprobe_hit_end();
 	preempt_enable_notrace();
 }
 NOKPROBE_SYMBOL(kprobe_ftrace_handler);

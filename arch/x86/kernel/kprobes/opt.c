@@ -83,11 +83,13 @@ static notrace int kpx_detour_enter(struct optimized_kprobe *op,
 	int moved = 0;
 
 	/*
-	 * Checked with preemption off: an unregistration marks the entry
-	 * disabled before its grace period, so a task that was preempted
-	 * earlier in the buffer either sees the mark or is waited for.
+	 * Checked in a hit section: an unregistration marks the entry
+	 * disabled before it waits for the hits in progress, so a task that
+	 * was preempted earlier in the buffer either sees the mark or is
+	 * waited for.
 	 */
 	preempt_disable();
+	kprobe_hit_begin();
 	if (kprobe_disabled(&op->kp)) {
 		/* nothing */
 	} else if (kprobe_running()) {
@@ -98,6 +100,7 @@ static notrace int kpx_detour_enter(struct optimized_kprobe *op,
 		moved = kpx_detour_handlers(op, regs);
 		__this_cpu_write(current_kprobe, NULL);
 	}
+	kprobe_hit_end();
 	preempt_enable();
 	return moved;
 }

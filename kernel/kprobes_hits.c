@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Waiting until no CPU can still run a removed probe's handlers.
+ *
+ * When unregister_kprobe() returns, its caller may free the probe, so no
+ * CPU may be running the probe's handlers any more, nor be about to.  A
+ * CPU uses a probe only during a hit: from the moment it finds the probe
+ * (in the table, in an ftrace_ops' hint, in a detour buffer's aggregate,
+ * through a kretprobe instance's holder) until its last handler returns,
+ * with preemption disabled throughout.  Unregistration first makes the
+ * probe unreachable for any hit that starts later, then waits for the
+ * hits that may have found it earlier.
+ *
+ * An RCU grace period is such a wait, but it lasts milliseconds, and
+ * tools remove thousands of probes one call at a time.  The hits are
+ * short, and those that start with a breakpoint trap run with interrupts
+ * off until they are over (the out-of-line step or the emulation that
+ * follows the trap included): a CPU cannot take an interrupt in the
+ * middle of one.  So once every other CPU has run an IPI sent after the
+ * probe became unreachable, none of them is still in a trap-based hit
+ * that may have found it; and the IPI orders the sender's stores before
+ * everything the receiver does afterwards, so that later hits miss it.
+ *
+ * The hits that may run with interrupts on (ftrace sites, x86 detour
+ * buffers, return trampolines, and kretprobe instances recycled from an
+ * RCU callback) sit between kprobe_hit_begin() and kprobe_hit_end(), which
+ * count them in the CPU's kprobe_hit_sections.  The IPI, running on that
+ * CPU, reads the count without any barrier: a section it interrupted is
+ * noted, and the waiter spins until the CPU has closed its outermost
+ * section, which takes as long as the handlers do.
+ *
+ * An architecture whose hit paths all keep to this says so with
+ * arch_kprobe_hits_counted().  Everywhere else unregistration waits for a
+ * grace period, which covers any code that runs with preemption off.
+ * Waiters take kprobe_hits_mutex, outside cpus_read_lock, with no other
+ * kprobes lock held.
+ */
+
+#include <linux/cpu.h>
+#include <linux/kprobes.h>
+#include <linux/mutex.h>
+#include <linux/smp.h>
+
+#include "kprobes_internal.h"
+
+DEFINE_PER_CPU(struct kprobe_hit_sections, kprobe_hit_sections);
+
+/* One waiter at a time: they share each CPU's caught and seen. */
+static DEFINE_MUTEX(kprobe_hits_mutex);
+
+/* The IPI: is this CPU in a hit section it interrupted? */
+static void kprobe_hits_look(void *unused)
+{
+	struct kprobe_hit_sections *s = this_cpu_ptr(&kprobe_hit_sections);
+
+	s->caught = s->depth;
+	s->seen = s->closed;
+}
+
+static void kprobe_hits_wait_cpu(int cpu)
+{
+	struct kprobe_hit_sections *s = per_cpu_ptr(&kprobe_hit_sections, cpu);
+
+	if (!s->caught)
+		return;
+	/* Pairs with the release in kprobe_hit_end(). */
+	while (smp_load_acquire(&s->closed) == s->seen)
+		cpu_relax();
+}
+
+/**
+ * kprobe_wait_for_hits() - wait for the hits that may use removed probes
+ *
+ * Called with no kprobes lock held, once the probes cannot be found by a
+ * new hit.  On return no CPU runs or will run their handlers.
+ */
+void kprobe_wait_for_hits(void)
+{
+	int cpu;
+
+	lockdep_assert_not_held(&kprobe_mutex);
+	/* Rethook's handler runs in rethook's own section, not in ours. */
+	if (!arch_kprobe_hits_counted() ||
+	    IS_ENABLED(CONFIG_KRETPROBE_ON_RETHOOK)) {
+		synchronize_rcu();
+		return;
+	}
+
+	guard(mutex)(&kprobe_hits_mutex);
+	/*
+	 * No CPU comes or goes meanwhile: one that is coming up runs with
+	 * interrupts off until it is online, and would miss the IPI.
+	 */
+	cpus_read_lock();
+	on_each_cpu(kprobe_hits_look, NULL, 1);
+	for_each_online_cpu(cpu)
+		kprobe_hits_wait_cpu(cpu);
+	cpus_read_unlock();
+}
