@@ -322,20 +322,22 @@ static void select_funcs(unsigned long max, size_t count)
 /*
  * What the module read back for the batch: ERRNO, HITS, OPTIMIZED, the
  * TEXT there, a kretprobe's ENTRIES and EXTABLE (an exception-table entry
- * there: 1, none: 0, not known: -1), then the probe's MISSED and FLAGS.
+ * there: 1, none: 0, not known: -1), then the probe's MISSED and FLAGS,
+ * its kprobe's KMISSED and, on arm64, what its ftrace SITE calls.
  */
 struct result {
-	unsigned long addr, hits, entries, missed;
+	unsigned long addr, hits, entries, missed, kmissed;
 	int err, opt, extable;
 	unsigned int flags;
 	unsigned char text[4];
+	char site[96];	/* arm64: the ops its ftrace site calls, the site's insn */
 };
 
 static struct result *results;
 
 static size_t read_results(size_t n)
 {
-	char line[128];
+	char line[256];
 	size_t i = 0;
 	FILE *f = fopen(SWEEP, "r");
 
@@ -349,10 +351,14 @@ static size_t read_results(size_t n)
 		results[i].extable = -1;
 		results[i].missed = 0;
 		results[i].flags = 0;
-		if (sscanf(line, "%lx %d %lu %d %8x %lu %d %lu %x", &results[i].addr,
-			   &results[i].err, &results[i].hits, &results[i].opt, &t,
-			   &results[i].entries, &results[i].extable,
-			   &results[i].missed, &results[i].flags) >= 3) {
+		results[i].kmissed = 0;
+		strcpy(results[i].site, "-");
+		if (sscanf(line, "%lx %d %lu %d %8x %lu %d %lu %x %lu %95s",
+			   &results[i].addr, &results[i].err, &results[i].hits,
+			   &results[i].opt, &t, &results[i].entries,
+			   &results[i].extable, &results[i].missed,
+			   &results[i].flags, &results[i].kmissed,
+			   results[i].site) >= 3) {
 			/* The hex is the bytes in memory order. */
 			results[i].text[0] = t >> 24;
 			results[i].text[1] = t >> 16;
@@ -741,10 +747,11 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 				if (f->first_hits)
 					fired_fns++;
 				else if ((k = first_probe(f, n)) < n)
-					rule("# kpinsn: %s round: %s's first probe never fired (%lu hits, %lu entries, %lu missed, flags %x)\n",
+					rule("# kpinsn: %s round: %s's first probe never fired (%lu hits, %lu entries, %lu missed, %lu missed as a kprobe, flags %x, site %s)\n",
 					     label, f->name, results[k].hits,
 					     results[k].entries, results[k].missed,
-					     results[k].flags);
+					     results[k].kmissed, results[k].flags,
+					     results[k].site);
 				else
 					rule("# kpinsn: %s round: %s's first probe is not in the batch\n",
 					     label, f->name);

@@ -72,6 +72,8 @@ struct fn {
 	int dup;	/* another function has the same name */
 	/* For the report on a probe that never fired: */
 	unsigned long entries, missed;	/* a kretprobe's entries, nmissed */
+	unsigned long kmissed;		/* its kprobe's nmissed */
+	char site[96];			/* arm64: what its ftrace site calls */
 	unsigned int flags;		/* its kprobe's flags */
 };
 
@@ -318,7 +320,7 @@ static size_t blacklisted_last(struct fn **batch, size_t n)
  */
 static int module_batch(struct fn **batch, size_t n, int ret, unsigned int seconds)
 {
-	char buf[4096], line[128];
+	char buf[4096], line[256];
 	size_t len = 0, i;
 	unsigned long addr, hits;
 	int err, e;
@@ -345,14 +347,17 @@ static int module_batch(struct fn **batch, size_t n, int ret, unsigned int secon
 	if (!f)
 		return errno;
 	for (i = 0; i < n && fgets(line, sizeof(line), f); i++) {
-		unsigned long entries = 0, missed = 0;
+		unsigned long entries = 0, missed = 0, kmissed = 0;
 		unsigned int flags = 0;
 
+		strcpy(batch[i]->site, "-");
 		/* OPTIMIZED, TEXT and EXTABLE are kpinsn's, skipped here. */
-		if (sscanf(line, "%lx %d %lu %*d %*x %lu %*d %lu %x", &addr, &err,
-			   &hits, &entries, &missed, &flags) < 3 ||
+		if (sscanf(line, "%lx %d %lu %*d %*x %lu %*d %lu %x %lu %95s", &addr,
+			   &err, &hits, &entries, &missed, &flags, &kmissed,
+			   batch[i]->site) < 3 ||
 		    addr != batch[i]->addr)
 			break;
+		batch[i]->kmissed = kmissed;
 		batch[i]->entries = entries;
 		batch[i]->missed = missed;
 		batch[i]->flags = flags;
@@ -680,9 +685,10 @@ static size_t workload_fires(const char *names, int by_module, int ret,
 		if (batch[i]->taken && batch[i]->hits)
 			continue;
 		if (batch[i]->taken)
-			printf("# kpsweep: workload function %s: never fired (%s: %lu entries, %lu missed, flags %x)\n",
+			printf("# kpsweep: workload function %s: never fired (%s: %lu entries, %lu missed, %lu missed as a kprobe, flags %x, site %s)\n",
 			       batch[i]->name, ret ? "kretprobe" : "kprobe",
-			       batch[i]->entries, batch[i]->missed, batch[i]->flags);
+			       batch[i]->entries, batch[i]->missed,
+			       batch[i]->kmissed, batch[i]->flags, batch[i]->site);
 		else
 			printf("# kpsweep: workload function %s: %s\n", batch[i]->name,
 			       errname(batch[i]->err));

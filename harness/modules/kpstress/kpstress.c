@@ -43,6 +43,10 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#ifdef CONFIG_ARM64
+#include <asm/insn.h>
+#endif
+
 static bool exact = true;
 module_param(exact, bool, 0644);
 MODULE_PARM_DESC(exact, "1: nothing else disarms probes, hits must equal calls");
@@ -961,12 +965,14 @@ MODULE_PARM_DESC(sleeper, "write 1: one call through a pre_handler that may slee
  *   "u"                unregisters and forgets it.
  *
  * Reading gives one line per address: "ADDR ERRNO HITS OPTIMIZED TEXT
- * ENTRIES EXTABLE MISSED FLAGS", ERRNO 0 for a probe that registered,
+ * ENTRIES EXTABLE MISSED FLAGS KMISSED SITE", ERRNO 0 for a probe that
+ * registered,
  * OPTIMIZED 1 for a kprobe that is jump-optimized now, TEXT the four bytes
  * there in hex (kpinsn compares the code it probed with the base's),
  * ENTRIES a kretprobe's entries (HITS counts its returns), MISSED its
- * nmissed and FLAGS its kprobe's flags in hex (for the report on a probe
- * that never fired).  A batch that register_*probes()
+ * nmissed and FLAGS its kprobe's flags in hex, KMISSED its kprobe's
+ * nmissed and SITE, on arm64 for a probe that has not fired, what its
+ * ftrace site would call (for the report on a probe that never fired).  A batch that register_*probes()
  * refuses is split in halves until each refused probe stands alone, so a
  * refusal names its own errno and the others still go in batches.
  */
@@ -1295,6 +1301,36 @@ static void kps_find_extable(void)
 	kps_search_extable = (void *)lookup("search_exception_tables");
 }
 
+/*
+ * For the report on a probe at a function's start that never fired: on
+ * arm64 with ftrace call ops, the ops that the function's ftrace site
+ * calls when enabled, from the pointer in the 8 bytes before the
+ * function's patchable entry, and the site's instruction, a BL while it
+ * is enabled ("-" elsewhere).
+ */
+static const char *kps_site_ops(unsigned long addr, char *buf, size_t size)
+{
+#if defined(CONFIG_ARM64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS)
+	unsigned long ops;
+	u32 site;
+
+	/* Where ftrace keeps it for a site at @addr + 4 (no BTI first). */
+	if (copy_from_kernel_nofault(&ops, (void *)ALIGN_DOWN(addr - 8, 8),
+				     sizeof(ops)) ||
+	    copy_from_kernel_nofault(&site, (void *)(addr + 4), sizeof(site)))
+		return "-";
+	if (aarch64_insn_is_bl(site))	/* enabled: name its target */
+		snprintf(buf, size, "%ps/bl:%ps", (void *)ops,
+			 (void *)(addr + 4 + sign_extend64((site & 0x03ffffff) << 2, 27)));
+	else
+		snprintf(buf, size, "%ps/%08x", (void *)ops, site);
+	strreplace(buf, ' ', '_');
+	return buf;
+#else
+	return "-";
+#endif
+}
+
 static int kps_sweep_show(struct seq_file *m, void *unused)
 {
 	unsigned int i;
@@ -1303,12 +1339,13 @@ static int kps_sweep_show(struct seq_file *m, void *unused)
 	for (i = 0; i < kps_sweep_nr; i++) {
 		struct kps_sweep_probe *sp = &kps_sweep_probes[i];
 		u8 text[4] = {};
+		char ops[KSYM_SYMBOL_LEN];
 
 		/* What is there (with no probe armed: the check's disabled ones). */
 		copy_from_kernel_nofault(text, (void *)sp->addr, sizeof(text));
 		struct kprobe *kp = kps_sweep_kind == 'r' ? &sp->rp.kp : &sp->kp;
 
-		seq_printf(m, "%lx %d %lu %d %4phN %lu %d %lu %x\n", sp->addr,
+		seq_printf(m, "%lx %d %lu %d %4phN %lu %d %lu %x %lu %s\n", sp->addr,
 			   -sp->err, atomic_long_read(&sp->hits),
 			   kps_sweep_kind && kps_sweep_kind != 'r' &&
 			   (sp->kp.flags & KPROBE_FLAG_OPTIMIZED) ? 1 : 0, text,
@@ -1316,7 +1353,9 @@ static int kps_sweep_show(struct seq_file *m, void *unused)
 			   !kps_search_extable ? -1 :
 			   kps_search_extable(sp->addr) ? 1 : 0,
 			   kps_sweep_kind == 'r' ? (unsigned long)sp->rp.nmissed :
-			   kp->nmissed, kp->flags);
+			   kp->nmissed, kp->flags, kp->nmissed,
+			   atomic_long_read(&sp->hits) || atomic_long_read(&sp->entries) ?
+			   "-" : kps_site_ops(sp->addr, ops, sizeof(ops)));
 	}
 	mutex_unlock(&kps_sweep_lock);
 	return 0;
@@ -1325,7 +1364,7 @@ static int kps_sweep_show(struct seq_file *m, void *unused)
 static int kps_sweep_open(struct inode *inode, struct file *file)
 {
 	return single_open_size(file, kps_sweep_show, NULL,
-				KPS_SWEEP_MAX * 64);
+				KPS_SWEEP_MAX * 160);
 }
 
 static const struct file_operations kps_sweep_fops = {
