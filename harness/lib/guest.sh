@@ -127,9 +127,32 @@ qemu_cmd() {
 			QEMU+=(-accel tcg,thread=single)
 		;;
 	arm64)
-		QEMU=(qemu-system-aarch64 -M virt,gic-version=3 -cpu max,pauth-impdef=on
+		# QEMU 7.2's multi-threaded TCG may translate a function while
+		# another vCPU patches it and keep the old code.  arm64's ftrace
+		# patches its call sites live, and in the distro kernel (ftrace
+		# call ops, which -Os leaves out of the small one) entry probes
+		# ride those sites: one could stay a NOP for the whole boot
+		# (notes/design-core.md, "arm64 and QEMU 7.2").  So distro
+		# guests run Debian 13's QEMU, or with --no-mttcg one TCG thread
+		# of 7.2's; -icount (bench) is single-threaded anyway.
+		local abin=(qemu-system-aarch64) newer=
+		case ${KP_MTTCG_ARM64:-distro} in
+		1) newer=1 ;;
+		distro) [ -n "${KP_DISTRO:-}" ] && newer=1 ;;
+		esac
+		[ -n "${KP_ICOUNT:-}" ] && newer=
+		if [ -n "$newer" ]; then
+			ensure_mttcg_qemu
+			# shellcheck disable=SC2207 # paths without spaces
+			abin=($(mttcg_qemu qemu-system-aarch64))
+			stage "QEMU: Debian 13's ($("${abin[@]}" --version | head -n1)), multi-threaded TCG"
+		fi
+		QEMU=("${abin[@]}" -M virt,gic-version=3 -cpu max,pauth-impdef=on
 			-kernel "$KP_BUILD_OUT/$KP_IMAGE"
 			-append "console=ttyAMA0 $append")
+		if [ -z "$newer" ] && [ -z "${KP_ICOUNT:-}" ] && [ -n "${KP_DISTRO:-}" ]; then
+			QEMU+=(-accel tcg,thread=single)
+		fi
 		;;
 	riscv64)
 		# "-bios default" is the OpenSBI that qemu-system-data ships; it

@@ -15,25 +15,26 @@ KP_MTTCG_ROOT=${KP_MTTCG_ROOT:-$KP_WORK/qemu-trixie}
 # has both).
 ensure_mttcg_qemu() {
 	local root=$KP_MTTCG_ROOT log=$KP_LOGS/qemu-trixie.log mirror
-	[ -x "$root/usr/bin/qemu-system-x86_64" ] && [ -f "$root/.kp-ready" ] && return 0
-	[ "$(id -u)" = 0 ] || die "--mttcg: run as root (debootstrap needs it)"
-	ensure_debootstrap --mttcg
+	[ -x "$root/usr/bin/qemu-system-x86_64" ] && [ -x "$root/usr/bin/qemu-system-aarch64" ] &&
+		[ -f "$root/.kp-ready" ] && return 0
+	[ "$(id -u)" = 0 ] || die "Debian 13's QEMU: run as root (debootstrap needs it)"
+	ensure_debootstrap "Debian 13's QEMU"
 	mirror=$(cleanroom_mirror)
 	rm -rf "$root"
-	run_step "--mttcg: fetching Debian 13's QEMU (a minbase trixie tree from $mirror)" "$log" \
-		debootstrap --variant=minbase --include=qemu-system-x86,qemu-system-data \
+	run_step "fetching Debian 13's QEMU (a minbase trixie tree from $mirror)" "$log" \
+		debootstrap --variant=minbase --include=qemu-system-x86,qemu-system-arm,qemu-system-data \
 		trixie "$root" "$mirror" ||
-		die "--mttcg: debootstrap of trixie with qemu-system-x86 failed (see $log); it needs Debian's registry"
+		die "debootstrap of trixie with qemu-system-x86 and -arm failed (see $log); it needs Debian's registry"
 	touch "$root/.kp-ready"
 }
 
-# mttcg_qemu: the start of a QEMU command line that runs trixie's
-# qemu-system-x86_64 with trixie's libraries, modules and firmware (the
-# host's 7.2 modules would not load into it).
+# mttcg_qemu [BINARY]: the start of a QEMU command line that runs
+# trixie's qemu-system-x86_64 (or BINARY) with trixie's libraries, modules
+# and firmware (the host's 7.2 modules would not load into it).
 mttcg_qemu() {
-	local root=$KP_MTTCG_ROOT
+	local root=$KP_MTTCG_ROOT bin=${1:-qemu-system-x86_64}
 	echo env QEMU_MODULE_DIR="$root/usr/lib/x86_64-linux-gnu/qemu" \
 		"$root/usr/lib64/ld-linux-x86-64.so.2" \
 		--library-path "$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu" \
-		"$root/usr/bin/qemu-system-x86_64" -L "$root/usr/share/qemu"
+		"$root/usr/bin/$bin" -L "$root/usr/share/qemu"
 }
