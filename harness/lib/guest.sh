@@ -135,12 +135,13 @@ qemu_cmd() {
 		# (notes/design-core.md, "arm64 and QEMU 7.2").  So distro
 		# guests run Debian 13's QEMU, or with --no-mttcg one TCG thread
 		# of 7.2's; -icount (bench) is single-threaded anyway.
-		local abin=(qemu-system-aarch64) newer=
+		local abin=(qemu-system-aarch64) newer= single=
 		case ${KP_MTTCG_ARM64:-distro} in
 		1) newer=1 ;;
 		distro) [ -n "${KP_DISTRO:-}" ] && newer=1 ;;
+		0) [ -n "${KP_DISTRO:-}" ] && single=1 ;;
 		esac
-		[ -n "${KP_ICOUNT:-}" ] && newer=
+		[ -n "${KP_ICOUNT:-}" ] && newer= single=
 		if [ -n "$newer" ]; then
 			ensure_mttcg_qemu
 			# shellcheck disable=SC2207 # paths without spaces
@@ -150,9 +151,7 @@ qemu_cmd() {
 		QEMU=("${abin[@]}" -M virt,gic-version=3 -cpu max,pauth-impdef=on
 			-kernel "$KP_BUILD_OUT/$KP_IMAGE"
 			-append "console=ttyAMA0 $append")
-		if [ -z "$newer" ] && [ -z "${KP_ICOUNT:-}" ] && [ -n "${KP_DISTRO:-}" ]; then
-			QEMU+=(-accel tcg,thread=single)
-		fi
+		[ -z "$single" ] || QEMU+=(-accel tcg,thread=single)
 		;;
 	riscv64)
 		# "-bios default" is the OpenSBI that qemu-system-data ships; it

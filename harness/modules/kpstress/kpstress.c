@@ -966,15 +966,15 @@ MODULE_PARM_DESC(sleeper, "write 1: one call through a pre_handler that may slee
  *
  * Reading gives one line per address: "ADDR ERRNO HITS OPTIMIZED TEXT
  * ENTRIES EXTABLE MISSED FLAGS KMISSED SITE", ERRNO 0 for a probe that
- * registered,
- * OPTIMIZED 1 for a kprobe that is jump-optimized now, TEXT the four bytes
- * there in hex (kpinsn compares the code it probed with the base's),
- * ENTRIES a kretprobe's entries (HITS counts its returns), MISSED its
- * nmissed and FLAGS its kprobe's flags in hex, KMISSED its kprobe's
- * nmissed and SITE, on arm64 for a probe that has not fired, what its
- * ftrace site would call (for the report on a probe that never fired).  A batch that register_*probes()
- * refuses is split in halves until each refused probe stands alone, so a
- * refusal names its own errno and the others still go in batches.
+ * registered, OPTIMIZED 1 for a kprobe that is jump-optimized now, TEXT
+ * the four bytes there in hex (kpinsn compares the code it probed with
+ * the base's), ENTRIES a kretprobe's entries (HITS counts its returns),
+ * MISSED its nmissed and FLAGS its kprobe's flags in hex, KMISSED its
+ * kprobe's nmissed and SITE, on arm64 for a probe that has not fired,
+ * what its ftrace site would call (the last four for the report on a
+ * probe that never fired).  A batch that register_*probes() refuses is
+ * split in halves until each refused probe stands alone, so a refusal
+ * names its own errno and the others still go in batches.
  */
 #define KPS_SWEEP_MAX	4096
 
@@ -1311,17 +1311,22 @@ static void kps_find_extable(void)
 static const char *kps_site_ops(unsigned long addr, char *buf, size_t size)
 {
 #if defined(CONFIG_ARM64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS)
-	unsigned long ops;
+	unsigned long pc = addr + AARCH64_INSN_SIZE, ops;
 	u32 site;
 
-	/* Where ftrace keeps it for a site at @addr + 4 (no BTI first). */
-	if (copy_from_kernel_nofault(&ops, (void *)ALIGN_DOWN(addr - 8, 8),
+	/*
+	 * The site is the second instruction (no BTI first); ftrace keeps
+	 * its ops pointer 8-aligned, 12 or 16 bytes before it, as
+	 * arch/arm64/kernel/ftrace.c computes it.
+	 */
+	if (copy_from_kernel_nofault(&ops, (void *)ALIGN_DOWN(pc - 12, 8),
 				     sizeof(ops)) ||
-	    copy_from_kernel_nofault(&site, (void *)(addr + 4), sizeof(site)))
+	    copy_from_kernel_nofault(&site, (void *)pc, sizeof(site)))
 		return "-";
+	/* aarch64_get_branch_offset() is not exported: imm26, in words. */
 	if (aarch64_insn_is_bl(site))	/* enabled: name its target */
 		snprintf(buf, size, "%ps/bl:%ps", (void *)ops,
-			 (void *)(addr + 4 + sign_extend64((site & 0x03ffffff) << 2, 27)));
+			 (void *)(pc + sign_extend64((site & GENMASK(25, 0)) << 2, 27)));
 	else
 		snprintf(buf, size, "%ps/%08x", (void *)ops, site);
 	strreplace(buf, ' ', '_');
