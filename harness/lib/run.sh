@@ -1,0 +1,317 @@
+# SPDX-License-Identifier: GPL-2.0
+# The test, sweep-record and stress commands: which kernels each builds,
+# the host checks beside them, and the guests they boot (guest.sh) and
+# read back (ktap.py).
+# shellcheck shell=bash
+
+# The tools suite's boot: the initramfs with the tools rootfs after it, and
+# the memory to hold both while the kernel unpacks the second (about 260
+# MB) and to run bpftrace's LLVM.
+tools_boot() {
+	local a=$1 name rc=0
+	name=$(run_name tools)
+	KP_TOOLS_CPIO=$KP_WORK/tools-$a/tools.cpio KP_MEM=${KP_MEM:-2048} \
+		guest_boot test "$name" progress $(test_boot_args "$a") kp.only=tools || rc=$?
+	rm -f "$KP_BUILD_OUT/initramfs-tools.cpio"
+	python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
+		--qemu-status "$rc" --json "$KP_RESULTS/$name.results.json" || true
+}
+
+# test_boot_args ARCH: the kernel arguments of a test boot.  The small
+# config boots full preemption: the strictest model PREEMPT_DYNAMIC
+# offers, and the one where a task can be preempted inside a boosted slot;
+# on arm64 it masks interrupts with pseudo-NMIs (harness/config/arm64.config).
+# A distro kernel boots as the distribution's does, with no argument:
+# voluntary preemption under PREEMPT_DYNAMIC on x86_64, a kernel without
+# CONFIG_PREEMPTION and without pseudo-NMIs on arm64.
+test_boot_args() {
+	[ -n "${KP_DISTRO:-}" ] && return 0
+	echo preempt=full
+	[ "$1" = arm64 ] && echo irqchip.gicv3_pseudo_nmi=1
+	return 0
+}
+
+# test_arch ARCH: build one flavour (KP_DISTRO) of ARCH's kernel and run
+# its steps; run_tests()'s locals (results, only, main, want_tools) are
+# its input and output.  The harness's end-to-end checks and the host
+# checks run with the small config only, the tools suite with the distro
+# config where the run has one.
+test_arch() {
+	local a=$1 tools rc name
+	tools=$want_tools
+	if [ -n "$tools" ] && ! tools_debarch "$a" >/dev/null; then
+		stage "tools: Debian $KP_TOOLS_SUITE has no $a packages of perf or bpftrace; the tools suite does not run on $a"
+		tools=
+	fi
+	# Debian's perf and bpftrace run on the kernel built as Debian's is,
+	# when this run has one of the arch.
+	if [ -z "${KP_DISTRO:-}" ] && [[ " $(test_flavours "$a") " == *" distro "* ]]; then
+		tools=
+	fi
+	# --only may name host checks that need no kernel of this arch, or
+	# only the tools, which run on the distro kernel.
+	if [ -z "$tools" ] && [ -z "$main" ]; then
+		[ -z "${KP_DISTRO:-}" ] && [ -n "$only" ] && KP_ONLY=$only arch_steps_wanted ||
+			return 0
+	fi
+	# Names the results even when the build below fails.
+	build_vars "$KP_VARIANT" "$a" "$KP_DEBUG"
+	# In a subshell: a failed build fails this arch, not the whole run.
+	rm -f "$KP_TMP/failed-step"
+	if ! (build "$KP_VARIANT" "$a" "$KP_DEBUG"); then
+		name=$(run_name test)
+		python3 "$KP_HARNESS/lib/ktap.py" failure "$name:build" \
+			--why "$(take_failed_step "the build failed (see the log above)")" \
+			--json "$KP_RESULTS/$name.results.json"
+		results+=("$KP_RESULTS/$name.results.json")
+		return 0
+	fi
+	if [ "$KP_VARIANT" = project ]; then
+		check_build_warnings "$KP_RESULTS/$(run_name build).results.json"
+		results+=("$KP_RESULTS/$(run_name build).results.json")
+	fi
+	if [ -z "${KP_DISTRO:-}" ]; then
+		if [ "$a" = x86_64 ] && [ -z "$KP_ONLY" ]; then
+			stage "harness end-to-end checks"
+			harness_e2e "$KP_RESULTS/harness-e2e.results.json"
+			results+=("$KP_RESULTS/harness-e2e.results.json"
+				"$KP_RESULTS/harness-e2e-absence.results.json")
+		fi
+		# "--only tools" asks for no host check ("none" names none).
+		KP_ONLY=${only:-${KP_ONLY:+none}} host_checks_arch results "$a"
+	fi
+	if [ -n "$main" ]; then
+		name=$(run_name test)
+		rc=0
+		guest_boot test "$name" progress $(test_boot_args "$a") \
+			${only:+kp.only=$only} || rc=$?
+		python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
+			--qemu-status "$rc" --json "$KP_RESULTS/$name.results.json" || true
+		results+=("$KP_RESULTS/$name.results.json")
+	fi
+	[ -n "$tools" ] || return 0
+	name=$(run_name tools)
+	rm -f "$KP_TMP/failed-step"
+	if ! (ensure_tools_rootfs "$a"); then
+		python3 "$KP_HARNESS/lib/ktap.py" failure "$name:rootfs" \
+			--why "$(take_failed_step "building the tools rootfs failed")" \
+			--json "$KP_RESULTS/$name.results.json"
+	else
+		tools_boot "$a"
+	fi
+	results+=("$KP_RESULTS/$name.results.json")
+}
+
+# test_flavours ARCH: the kernel flavours the test command runs on ARCH:
+# the one --distro names, or the small config and, on the arches Debian
+# has 6.12 configs for, the distro one (not with --debug: the debug
+# config is the small one's).
+test_flavours() {
+	if [ -n "${KP_DISTRO:-}" ]; then
+		echo "$KP_DISTRO"
+	elif [ "$KP_DEBUG" = 1 ] || ! tools_debarch "$1" >/dev/null; then
+		echo small
+	else
+		echo small distro
+	fi
+}
+
+# The whole test suite: the harness's own tests on the host, then one boot
+# per arch (and per config) running every guest suite; the tools suite,
+# when --only names it, in a boot of its own.
+run_tests() {
+	local a c flavour results=() json only=$KP_ONLY want_tools= main=1
+	# The main boot runs the suites other than tools: all of them, or
+	# those --only names.  The tools boot runs after it, unless --only
+	# leaves tools out.
+	if [ -z "$KP_ONLY" ]; then
+		want_tools=1
+	elif [[ ,$KP_ONLY, == *,tools,* ]]; then
+		want_tools=1
+		only=$(tr , '\n' <<<"$KP_ONLY" | grep -vx tools | paste -sd, || true)
+	fi
+	[ -z "$KP_ONLY" ] || { [ -n "$only" ] && KP_ONLY=$only guest_suites_wanted; } || main=
+	rm -f "$KP_RESULTS"/*.results.json
+	json=$KP_RESULTS/harness-selftest.results.json
+	stage "harness self-tests"
+	python3 "$KP_HARNESS/selftest/run.py" --json "$json" || true
+	results+=("$json")
+	# Our sources' documentation, once: it is the same on every arch.
+	if [ "$KP_VARIANT" = project ]; then
+		for c in kernel-doc htmldocs; do
+			host_check_wanted "$c" || continue
+			json=$KP_RESULTS/host-$c.results.json
+			"check_${c//-/}" "$json"
+			results+=("$json")
+		done
+	fi
+	for a in $KP_ARCHES; do
+		for flavour in $(test_flavours "$a"); do
+			KP_DISTRO=${flavour#small} test_arch "$a" || true
+		done
+	done
+	python3 "$KP_HARNESS/lib/ktap.py" total "${results[@]}"
+}
+
+# What the base lets be probed, as the stress suite's sweeps compare it:
+# one boot per arch of the unmodified base (sweep-record.sh), whose records
+# of refused functions become harness/stress/base-sweep-ARCH[-debug]-KIND.txt.
+run_sweep_record() {
+	local a rc kind file name conf= opt= bad= missing= kinds
+	# --only names the kinds to record again; the others stay as they are.
+	kinds=$(tr , ' ' <<<"${KP_ONLY:-kprobe,kretprobe,insn}")
+	for kind in $kinds; do
+		case $kind in kprobe | kretprobe | insn) ;;
+		*) die "sweep-record: --only takes kprobe, kretprobe and insn, not '$kind'" ;;
+		esac
+	done
+	[ "$KP_DEBUG" = 1 ] && conf=,debug opt=" --debug"
+	case $KP_DISTRO in
+	'') ;;
+	distro) opt="$opt --distro" ;;
+	*) opt="$opt --distro=$KP_DISTRO" ;;
+	esac
+	mkdir -p "$KP_HARNESS/stress"
+	for a in $KP_ARCHES; do
+		build base "$a" "$KP_DEBUG" || die "sweep-record: the base $a build failed (see the log above)"
+		KP_VARIANT=base
+		name=$(run_name sweep-record)
+		rc=0
+		# An oops of the base's ends the boot at once rather than hang it.
+		KP_TIMEOUT=${KP_TIMEOUT:-10800} guest_boot sweep-record "$name" progress oops=panic \
+			${KP_ONLY:+kp.only=$KP_ONLY} || rc=$?
+		# Each kind's record stands on its own: one the guest finished
+		# is kept even if the next one brought the base down.
+		for kind in $kinds; do
+			file=$KP_HARNESS/stress/$(sweep_record_name "$a" "$KP_DEBUG" "$kind")
+			# The instruction record needs the function tracer,
+			# which riscv64's config leaves out.
+			if [ $kind = insn ] && ! grep -q "KP-RECORD-BEGIN insn" "$KP_CONSOLE"; then
+				stage "no instruction boundaries recorded on $a: no function tracer"
+				continue
+			fi
+			{
+				echo "# What the base ($(base_version), harness/config/{common,$a$conf}.config$(distro_words))"
+				if [ $kind = insn ]; then
+					echo "# takes as kprobes inside functions: written by"
+				else
+					echo "# refuses to register_${kind}s(), by errno: written by"
+				fi
+				echo "# \"harness/kp sweep-record --arch $a$opt\"."
+				sed -e 's/^\[[^]]*\] //' -e 's/\r$//' "$KP_CONSOLE" |
+					sed -n "/^KP-RECORD-BEGIN $kind\$/,/^KP-RECORD-END $kind\$/p" | sed '1d;$d'
+			} >"$file.new"
+			if ! grep -q '^# [0-9]* tried' "$file.new" ||
+				! grep -q "KP-RECORD-END $kind" "$KP_CONSOLE"; then
+				rm -f "$file.new"
+				missing+=" $a/$kind"
+				continue
+			fi
+			mv "$file.new" "$file"
+			if [ $kind = insn ]; then
+				stage "recorded ${file#"$KP_ROOT"/}: $(grep -v '^#' "$file" | cut -d' ' -f1 | sort -u | wc -l) functions"
+			else
+				stage "recorded ${file#"$KP_ROOT"/}: $(grep -vc -e '^#' -e ' taken$' "$file") refused"
+			fi
+		done
+		python3 "$KP_HARNESS/lib/ktap.py" check "$KP_CONSOLE" --qemu-status "$rc" >/dev/null ||
+			bad+=" $a ($KP_CONSOLE)"
+	done
+	[ -z "$bad$missing" ] ||
+		die "sweep-record: the base's guest failed on$bad; not recorded:${missing:- none}. The stress suite compares a kind without a record with another record of the arch, on the functions that one names"
+}
+
+# The long stress run: one boot per arch on the debug config, with four
+# vCPUs and the guest's own clock (no icount).
+run_stress() {
+	local a results=() rc name
+	rm -f "$KP_RESULTS"/*stress.results.json
+	for a in $KP_ARCHES; do
+		build "$KP_VARIANT" "$a" "$KP_DEBUG" || die "stress: the $a build failed (see the log above)"
+		name=$(run_name stress)
+		rc=0
+		# The sweeps run to their end whatever --minutes says, and took
+		# more than two and a half hours on a slow host: allow three more.
+		KP_SMP=4 KP_TIMEOUT=${KP_TIMEOUT:-$((KP_MINUTES * 120 + 10800))} \
+			guest_boot stress "$name" progress preempt=full kp.stress="$KP_MINUTES" || rc=$?
+		python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label "$name" \
+			--qemu-status "$rc" --json "$KP_RESULTS/$name.results.json" || true
+		grep -E '# (stress|kpsweep|race|faults)' "$KP_CONSOLE" | sed 's/^\[[^]]*\] //'
+		results+=("$KP_RESULTS/$name.results.json")
+	done
+	python3 "$KP_HARNESS/lib/ktap.py" total "${results[@]}"
+}
+
+# host_checks_arch ARRAY ARCH: the host-side checks of the arch just built
+# (harness/lib/checks.sh), before its guest boots; their results files are
+# added to the array named.  W=1 and sparse on x86_64 and arm64, kunit.py
+# once, on x86_64.  The base's files at our paths are upstream's: --base
+# skips them.
+host_checks_arch() {
+	local -n list=$1
+	local json
+	[ "$KP_VARIANT" = project ] || return 0
+	build_vars "$KP_VARIANT" "$2" "$KP_DEBUG"
+	case $KP_ARCH in
+	x86_64 | arm64)
+		if host_check_wanted w1-sparse; then
+			json=$KP_RESULTS/$(run_name w1-sparse).results.json
+			check_w1_sparse "$json"
+			list+=("$json")
+		fi
+		;;
+	esac
+	# Once in a whole run, on x86_64; on arm64 too when --only names it.
+	if host_check_wanted kunit.py && { [ "$KP_ARCH" = x86_64 ] ||
+		{ [ "$KP_ARCH" = arm64 ] && [ -n "$KP_ONLY" ]; }; }; then
+		json=$KP_RESULTS/kunit-py-$KP_ARCH.results.json
+		check_kunit_py "$json"
+		list+=("$json")
+	fi
+	# And a kernel without CONFIG_PREEMPTION, where boosting and the
+	# kretprobe defaults take their other branches: on x86_64 (arm64's
+	# distro kernel is one).
+	if host_check_wanted kunit.py && [ "$KP_ARCH" = x86_64 ]; then
+		json=$KP_RESULTS/kunit-py-$KP_ARCH-nopreempt.results.json
+		check_kunit_py "$json" nopreempt
+		list+=("$json")
+	fi
+	return 0
+}
+
+# End-to-end checks of the verdict on a real guest (x86_64 only): a WARN
+# from a probe handler fails a run whose tests pass, and a guest that never
+# finishes is killed and reported as a hang.  Writes JSON results.
+harness_e2e() {
+	local json=$1 rc out cases=()
+	build_vars "$KP_VARIANT" x86_64 "$KP_DEBUG"
+	rc=0
+	KP_TIMEOUT=300 guest_boot selftest-warn "$(run_name selftest-warn)" progress || rc=$?
+	out=$(python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label e2e --qemu-status "$rc") || true
+	if grep -q '^e2e: 1 passed, 1 failed' <<<"$out" && grep -q 'splat: WARNING:' <<<"$out"; then
+		cases+=("pass warn-in-probe-handler-fails-the-run")
+	else
+		cases+=("fail warn-in-probe-handler-fails-the-run")
+		echo "$out"
+	fi
+	rc=0
+	KP_TIMEOUT=45 guest_boot selftest-hang "$(run_name selftest-hang)" progress 2>/dev/null || rc=$?
+	out=$(python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label e2e --qemu-status "$rc") || true
+	if ((rc == 124)) && grep -q 'killed after the timeout (hang)' <<<"$out"; then
+		cases+=("pass hung-guest-is-killed-and-reported")
+	else
+		cases+=("fail hung-guest-is-killed-and-reported")
+		echo "$out"
+	fi
+	# The suites fail, not skip, without what every harness kernel has;
+	# each case of the job doctors the guest and runs a real suite.
+	rc=0
+	KP_TIMEOUT=900 guest_boot selftest-absence "$(run_name selftest-absence)" progress || rc=$?
+	python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label harness-absence \
+		--qemu-status "$rc" --json "${json%.results.json}-absence.results.json" || true
+	printf '%s\n' "${cases[@]}" | python3 -c '
+import json, sys
+print(json.dumps([{"name": "harness:e2e/" + l.split()[1], "status": l.split()[0],
+                   "why": "" if l.startswith("pass") else "verdict did not catch it"}
+                  for l in sys.stdin if l.strip()]))' >"$json"
+}
