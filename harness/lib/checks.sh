@@ -200,7 +200,7 @@ check_kunit_py() {
 		args+=(--kernel_args preempt=full)
 	fi
 	[ -n "$KP_CROSS" ] && args+=(--cross_compile="$KP_CROSS")
-	[ "$KP_ARCH" = x86_64 ] && args+=(--qemu_args "-accel tcg,thread=single")
+	((${#KP_KUNIT_QEMU_ARGS[@]} == 0)) || args+=(--qemu_args "${KP_KUNIT_QEMU_ARGS[*]}")
 	mkdir -p "$dir"
 	: >"$log"
 	rm -f "$dir/results.json" "$dir/test.log"

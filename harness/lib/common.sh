@@ -252,66 +252,37 @@ ensure_riscv64_busybox() {
 	mv "$dir.tmp" "$dir"
 }
 
-busybox_for() {
-	case $1 in
-	x86_64) echo /bin/busybox ;;
-	arm64) echo "$KP_WORK/busybox-arm64/bin/busybox" ;;
-	riscv64) echo "$KP_WORK/busybox-riscv64/bin/busybox" ;;
-	esac
+# arch_vars ARCH: the build variables of ARCH (KP_KARCH, KP_SRCARCH,
+# KP_CROSS, KP_IMAGE and the rest harness/arch/README lists), and, for an
+# arch that boots, its arch_qemu and arch_test_boot_args.
+arch_vars() {
+	[ -f "$KP_HARNESS/arch/$1.sh" ] || die "unknown arch '$1' (no harness/arch/$1.sh)"
+	unset -f arch_qemu arch_test_boot_args
+	KP_BUSYBOX= KP_DEBARCH= KP_OWN_BACKEND= KP_KUNIT_QEMU_ARGS=()
+	# shellcheck source=/dev/null
+	. "$KP_HARNESS/arch/$1.sh"
+	KP_ARCH=$1
 }
 
-# Build-time variables for one arch: the kernel's ARCH= and source arch
-# directory, the cross compiler prefix, and the image the default target
-# makes.  x86_64, arm64 and riscv64 boot; all of them are built by
-# "harness/kp matrix".
-arch_vars() {
-	KP_ARCH=$1
-	case $KP_ARCH in
-	x86_64)
-		KP_KARCH=x86_64
-		KP_SRCARCH=x86
-		KP_CROSS=
-		KP_IMAGE=arch/x86/boot/bzImage
-		;;
-	i386)
-		# The host gcc builds 32-bit kernels with -m32.
-		KP_KARCH=i386
-		KP_SRCARCH=x86
-		KP_CROSS=
-		KP_IMAGE=arch/x86/boot/bzImage
-		;;
-	arm64)
-		KP_KARCH=arm64
-		KP_SRCARCH=arm64
-		KP_CROSS=aarch64-linux-gnu-
-		KP_IMAGE=arch/arm64/boot/Image
-		;;
-	arm)
-		KP_KARCH=arm
-		KP_SRCARCH=arm
-		KP_CROSS=arm-linux-gnueabihf-
-		KP_IMAGE=arch/arm/boot/zImage
-		;;
-	riscv64)
-		KP_KARCH=riscv
-		KP_SRCARCH=riscv
-		KP_CROSS=riscv64-linux-gnu-
-		KP_IMAGE=arch/riscv/boot/Image
-		;;
-	powerpc64le)
-		KP_KARCH=powerpc
-		KP_SRCARCH=powerpc
-		KP_CROSS=powerpc64le-linux-gnu-
-		KP_IMAGE=vmlinux
-		;;
-	s390x)
-		KP_KARCH=s390
-		KP_SRCARCH=s390
-		KP_CROSS=s390x-linux-gnu-
-		KP_IMAGE=arch/s390/boot/bzImage
-		;;
-	*) die "unknown arch '$KP_ARCH'" ;;
-	esac
+# arch_fact ARCH NAME: the value harness/arch/ARCH.sh gives NAME, without
+# changing the current arch's variables.
+arch_fact() {
+	(
+		arch_vars "$1"
+		printf '%s\n' "${!2:-}"
+	)
+}
+
+# arch_boots ARCH: the harness can boot ARCH under QEMU.
+arch_boots() {
+	(
+		arch_vars "$1"
+		declare -F arch_qemu >/dev/null
+	)
+}
+
+busybox_for() {
+	arch_fact "$1" KP_BUSYBOX
 }
 
 # The build directory's and the run's suffix for the kernel flavour

@@ -93,7 +93,7 @@ kprobes_own_names() {
 # the distro kernel, the debug one, and in the stress command; not on the
 # whole-config long forms, which have no base record of their own.
 insn_sweep_wanted() {
-	case $KP_ARCH in x86_64 | arm64) ;; *) return 1 ;; esac
+	[ -n "$KP_OWN_BACKEND" ] || return 1
 	[ "${KP_DISTRO:-}" = distro ] || [ "$1" = 1 ] || [ "${KP_JOB:-}" = stress ]
 }
 
@@ -103,67 +103,8 @@ qemu_cmd() {
 	local job=$1 append
 	shift
 	append="printk.devkmsg=on panic=-1 kp.job=$job $*"
-	case $KP_ARCH in
-	x86_64)
-		local bin=(qemu-system-x86_64) fw=/usr/share/qemu
-		if [ "${KP_MTTCG:-0}" = 1 ] && [ -z "${KP_ICOUNT:-}" ]; then
-			# Debian 13's QEMU, vCPUs on threads of their own
-			# (harness/lib/mttcg.sh).
-			# shellcheck disable=SC2207 # paths without spaces
-			bin=($(mttcg_qemu))
-			fw=$KP_MTTCG_ROOT/usr/share/qemu
-			stage "QEMU: Debian 13's ($("${bin[@]}" --version | head -n1)), multi-threaded TCG"
-		fi
-		QEMU=("${bin[@]}" -M pc -cpu max -bios "$fw/qboot.rom"
-			-kernel "$KP_BUILD_OUT/$KP_IMAGE"
-			-append "console=ttyS0 $append")
-		# Multi-threaded TCG (QEMU 7.2) sometimes lets a vCPU run an
-		# int3 that text_poke_bp() on another vCPU has already taken
-		# out of memory; the base kernel oopses on it, ours loops
-		# (notes/design-core.md, "QEMU and text_poke_bp").  One TCG
-		# thread does not.  -icount (bench) is single-threaded already.
-		# QEMU 8.1 fixed it: with --mttcg, no such option.
-		[ -n "${KP_ICOUNT:-}" ] || [ "${KP_MTTCG:-0}" = 1 ] ||
-			QEMU+=(-accel tcg,thread=single)
-		;;
-	arm64)
-		# QEMU 7.2's multi-threaded TCG may translate a function while
-		# another vCPU patches it and keep the old code.  arm64's ftrace
-		# patches its call sites live, and in the distro kernel (ftrace
-		# call ops, which -Os leaves out of the small one) entry probes
-		# ride those sites: one could stay a NOP for the whole boot
-		# (notes/design-core.md, "arm64 and QEMU 7.2").  So distro
-		# guests run Debian 13's QEMU, or with --no-mttcg one TCG thread
-		# of 7.2's; -icount (bench) is single-threaded anyway.
-		local abin=(qemu-system-aarch64) newer= single=
-		case ${KP_MTTCG_ARM64:-distro} in
-		1) newer=1 ;;
-		distro) [ -n "${KP_DISTRO:-}" ] && newer=1 ;;
-		0) [ -n "${KP_DISTRO:-}" ] && single=1 ;;
-		esac
-		[ -n "${KP_ICOUNT:-}" ] && newer= single=
-		if [ -n "$newer" ]; then
-			ensure_mttcg_qemu
-			# shellcheck disable=SC2207 # paths without spaces
-			abin=($(mttcg_qemu qemu-system-aarch64))
-			stage "QEMU: Debian 13's ($("${abin[@]}" --version | head -n1)), multi-threaded TCG"
-		fi
-		QEMU=("${abin[@]}" -M virt,gic-version=3 -cpu max,pauth-impdef=on
-			-kernel "$KP_BUILD_OUT/$KP_IMAGE"
-			-append "console=ttyAMA0 $append")
-		[ -z "$single" ] || QEMU+=(-accel tcg,thread=single)
-		;;
-	riscv64)
-		# "-bios default" is the OpenSBI that qemu-system-data ships; it
-		# starts the kernel in S-mode and resets the machine for
-		# "reboot -f" (SBI SRST), which -no-reboot turns into an exit.
-		# earlycon (the UART the device tree names) shows a failure
-		# before the 8250 driver takes the console over.
-		QEMU=(qemu-system-riscv64 -M virt -cpu rv64 -bios default
-			-kernel "$KP_BUILD_OUT/$KP_IMAGE"
-			-append "earlycon console=ttyS0 $append")
-		;;
-	esac
+	# The arch's part: harness/arch/$KP_ARCH.sh.
+	arch_qemu "$append"
 	QEMU+=(-smp "${KP_SMP:-2}" -m "${KP_MEM:-1024}" -no-reboot
 		-initrd "${KP_INITRD:-$KP_BUILD_OUT/initramfs.cpio}")
 	if [ -n "${KP_ICOUNT:-}" ]; then

@@ -9,14 +9,16 @@
 KP_MATRIX_ARCHES="x86_64 i386 arm64 arm riscv64 powerpc64le s390x"
 KP_MATRIX_LOGS=$KP_ROOT/out/logs
 
-# Cross compilers beyond KP_PACKAGES, in its "package:command" form.  i386
-# needs none: the host gcc builds it with -m32.
-KP_MATRIX_PACKAGES=(
-	"gcc-arm-linux-gnueabihf:arm-linux-gnueabihf-gcc"
-	"gcc-riscv64-linux-gnu:riscv64-linux-gnu-gcc"
-	"gcc-powerpc64le-linux-gnu:powerpc64le-linux-gnu-gcc"
-	"gcc-s390x-linux-gnu:s390x-linux-gnu-gcc"
-)
+# The cross compilers of the matrix's arches, in KP_PACKAGES's
+# "package:command" form (KP_CROSS_PACKAGE in harness/arch/ARCH.sh; the
+# host gcc builds x86_64, and i386 with -m32).
+matrix_packages() {
+	local a p
+	for a in $KP_MATRIX_ARCHES; do
+		p=$(arch_fact "$a" KP_CROSS_PACKAGE)
+		[ -z "$p" ] || echo "$p"
+	done
+}
 
 # What an arch offers (a HAVE_ symbol set by its Kconfig) and the option
 # that must then be on.  OPTPROBES and KPROBES_ON_FTRACE have no prompt

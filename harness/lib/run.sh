@@ -18,17 +18,16 @@ tools_boot() {
 }
 
 # test_boot_args ARCH: the kernel arguments of a test boot.  The small
-# config boots full preemption: the strictest model PREEMPT_DYNAMIC
-# offers, and the one where a task can be preempted inside a boosted slot;
-# on arm64 it masks interrupts with pseudo-NMIs (harness/config/arm64.config).
-# A distro kernel boots as the distribution's does, with no argument:
+# config boots what harness/arch/ARCH.sh's arch_test_boot_args says (full
+# preemption, and arm64's pseudo-NMIs).  A distro kernel boots as the distribution's does, with no argument:
 # voluntary preemption under PREEMPT_DYNAMIC on x86_64, a kernel without
 # CONFIG_PREEMPTION and without pseudo-NMIs on arm64.
 test_boot_args() {
 	[ -n "${KP_DISTRO:-}" ] && return 0
-	echo preempt=full
-	[ "$1" = arm64 ] && echo irqchip.gicv3_pseudo_nmi=1
-	return 0
+	(
+		arch_vars "$1"
+		arch_test_boot_args
+	)
 }
 
 # test_arch ARCH: build one flavour (KP_DISTRO) of ARCH's kernel and run
@@ -252,15 +251,11 @@ host_checks_arch() {
 	local json
 	[ "$KP_VARIANT" = project ] || return 0
 	build_vars "$KP_VARIANT" "$2" "$KP_DEBUG"
-	case $KP_ARCH in
-	x86_64 | arm64)
-		if host_check_wanted w1-sparse; then
-			json=$KP_RESULTS/$(run_name w1-sparse).results.json
-			check_w1_sparse "$json"
-			list+=("$json")
-		fi
-		;;
-	esac
+	if [ -n "$KP_OWN_BACKEND" ] && host_check_wanted w1-sparse; then
+		json=$KP_RESULTS/$(run_name w1-sparse).results.json
+		check_w1_sparse "$json"
+		list+=("$json")
+	fi
 	# Once in a whole run, on x86_64; on arm64 too when --only names it.
 	if host_check_wanted kunit.py && { [ "$KP_ARCH" = x86_64 ] ||
 		{ [ "$KP_ARCH" = arm64 ] && [ -n "$KP_ONLY" ]; }; }; then

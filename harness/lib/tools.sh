@@ -20,11 +20,9 @@ KP_TOOLS_PRUNE=(usr/share/doc usr/share/man usr/share/info usr/share/locale
 	'usr/lib/*-linux-gnu/libclang-cpp.so*')
 
 tools_debarch() {
-	case $1 in
-	x86_64) echo amd64 ;;
-	arm64) echo arm64 ;;
-	*) return 1 ;;
-	esac
+	local d
+	d=$(arch_fact "$1" KP_DEBARCH)
+	[ -n "$d" ] && echo "$d"
 }
 
 # tools_apt DIR DEBARCH ARGS...: apt-get with a configuration of its own
