@@ -170,7 +170,7 @@ class Verdict(unittest.TestCase):
 
     def test_recorded_self_detected_stall_fails(self):
         # 6.12's text, recorded by a guest that hung under TCG
-        # (notes/hang-jump-label-tcg.console.log), in an otherwise good run.
+        # (notes/design-core.md, "QEMU and text_poke_bp"), in an otherwise good run.
         cases, (p, f, _), splats = scan_text('stall.log')
         self.assertEqual((p, f), (7, 1), failures(cases))
         self.assertEqual(splats, [(31, 'rcu: INFO: rcu_preempt self-detected stall on CPU')])
