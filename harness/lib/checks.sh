@@ -184,8 +184,11 @@ $(findings "$KP_TMP/w1-findings")"
 # cases counts, and a kernel splat in its log fails the run.  Six CPUs and
 # full preemption: then every case runs (on one CPU without preemption,
 # kunit.py's default, one skips; with fewer than five CPUs,
-# kretprobe_idle_spares_do_not_grow).  On x86_64 one TCG thread, for the
-# reason qemu_cmd gives.
+# kretprobe_idle_spares_do_not_grow).  QEMU options the arch needs come
+# from harness/arch/ARCH.sh (one TCG thread on x86_64, for the reason
+# given there).  VARIANT "nopreempt" builds with CONFIG_PREEMPT_NONE
+# instead, where boosting and the kretprobe defaults take their other
+# branches (arm64's distro kernel is such a kernel).
 check_kunit_py() {
 	local json=$1 variant=${2:-} rc=0 sfx=${2:+-$2}
 	local label=kunit.py-$KP_ARCH$sfx dir=$KP_OUT/kunit-$KP_ARCH$sfx

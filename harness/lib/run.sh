@@ -154,7 +154,19 @@ run_tests() {
 
 # What the base lets be probed, as the stress suite's sweeps compare it:
 # one boot per arch of the unmodified base (sweep-record.sh), whose records
-# of refused functions become harness/stress/base-sweep-ARCH[-debug]-KIND.txt.
+# become harness/stress/base-sweep-ARCH[-distro][-debug]-KIND.txt.
+# - kprobe, kretprobe: register_kprobes()/register_kretprobes() swept over
+#   every function a kprobe event accepts; each refused function (with a
+#   unique name) and its errno, and the base's own kprobes functions it
+#   took.  The batch sweeps compare with these.
+# - insn (x86_64 and arm64): the instruction boundaries register_kprobe()
+#   takes in 330 functions of at most 1 KB that a checked workload runs
+#   (kpinsn -R), with the base's bytes.  The instruction sweep compares
+#   with these.
+# A debug or distro kernel without a record of its own is compared with
+# the small config's, on the functions that record names.  Run it again
+# when the base or a config changes, and commit the records: about 7
+# minutes per arch on a 2-core host once the base is built.
 run_sweep_record() {
 	local a rc kind file name conf= opt= bad= missing= kinds
 	# --only names the kinds to record again; the others stay as they are.
@@ -220,8 +232,31 @@ run_sweep_record() {
 		die "sweep-record: the base's guest failed on$bad; not recorded:${missing:- none}. The stress suite compares a kind without a record with another record of the arch, on the functions that one names"
 }
 
-# The long stress run: one boot per arch on the debug config, with four
-# vCPUs and the guest's own clock (no icount).
+# The long stress run: one boot per arch on the debug config (kmemleak
+# on), with four vCPUs and the guest's own clock (no icount); x86_64 on
+# Debian 13's QEMU with multi-threaded TCG (--mttcg), so that the races'
+# vCPUs run at once.  In the guest (suite-stress.sh, kp.stress=MINUTES):
+# - kprobe and then kretprobe events on a share of about 700 functions
+#   (every N-th, from an offset that changes each boot), in batches of
+#   100, each enabled 2 s under the workload.  Every function would take
+#   hours under TCG (enabling an entry probe is a whole ftrace update).
+#   Each event is enabled through its own enable file: the group's holds
+#   event_mutex while the whole batch is armed, long enough on a slow
+#   host for the hung-task detector to report the workload's insmod.
+# - kpsweep -m and -m -r over every function an event would accept, in
+#   register_kprobes()/register_kretprobes() batches of 1000 (one ftrace
+#   update each).  A refused batch is halved until each refusal stands
+#   alone, to report kprobes' own errno; blacklisted functions and their
+#   compiler-made parts (foo.part.0) go in a batch of their own, which
+#   fails at its first probe, so that halving does not register and roll
+#   back hundreds of probes per refusal.
+# - The instruction sweep over every function of at most 1 KB the
+#   workload runs; the sleeping handler; rounds of races (60 s) and faults
+#   (20 s), twice each, until MINUTES guest minutes (30 by default) are up.
+#   The sweeps always run to their end, so a run can outlast MINUTES.
+# On a 2-core host with nothing else running a whole x86_64 run took 33
+# guest minutes (38 with the build), arm64 39 (45); work beside it slows
+# it by half or more.  Run one arch at a time.
 run_stress() {
 	local a results=() rc name
 	rm -f "$KP_RESULTS"/*stress.results.json

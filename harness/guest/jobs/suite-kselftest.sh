@@ -1,5 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-# The kprobes kselftest, run as users run an installed kselftest tree:
+# The kprobes kselftest (tools/testing/selftests/kprobes/), installed on
+# the host as "make -C tools/testing/selftests TARGETS=kprobes install"
+# does, with its two test modules built against the guest's kernel.  It
+# covers the debugfs list line in each state, the enabled knob, the
+# blacklist file, the sysctl and [OPTIMIZED]; probes on a module across
+# unload ([GONE]), reload and init text; 4096 probes in one batch over the
+# test module's 32 functions of nops, each hit once per call, the module
+# unloaded under them (at most 20 s, all left [GONE]) and unregistered;
+# and a bad-input table through register_kprobe() (kprobes_st_reg's
+# parameters) and kprobe events, each row checking the errno and that the
+# list is unchanged, with a kmemleak scan where the kernel has kmemleak.
+# Busybox's timeout lacks --foreground, which the runner passes: the guest
+# puts a wrapper in its place.
+#
+# It runs as users run an installed kselftest tree:
 # run_kselftest.sh -c kprobes.  Its runner prints each test's own TAP
 # prefixed with "# "; that becomes indentation here, so the host counts
 # every case of every test rather than one result per script.

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Probes on module text, through kprobe events: hits, the debugfs list and
-# its flags, the global enable knob, module unload ([GONE]) and reload, a
-# probe on init text, and instruction slot pages.  The target is the
+# its flags, the global enable knob, module unload ([GONE]) and reload, an
+# optimized probe's place probed again after a reload (the base WARNs),
+# the debug.kprobes-optimization sysctl (values, EINVAL, switching), a
+# probe on init text, and instruction slot pages in /proc/kallsyms.  The target is the
 # harness module kptarget (harness/modules/kptarget).
 . /kp/lib.sh
 

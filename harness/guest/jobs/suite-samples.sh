@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The sample modules load, report hits, and unload without leaving probes.
+# kretprobe_latency, loaded with pid= of this shell, times exactly the
+# forks the shell makes: its debugfs histogram's buckets add up to its
+# call count, and so does the histogram it logs at unload.
 . /kp/lib.sh
 
 PRE="<kernel_clone> p->addr"

@@ -1,20 +1,80 @@
 # SPDX-License-Identifier: GPL-2.0
-# Stress: kprobe and kretprobe events swept over the kernel's functions,
-# and races between registration and hits (harness/modules/kpstress),
-# all while a workload runs on every vCPU: fork and exec, file and pipe
-# I/O, and a module loaded and unloaded in a loop.  Then faults: probe
-# handlers that read bad user and kernel addresses, probes on loads that
-# fault and have an exception-table fixup, and (on a kernel with
-# CONFIG_DEBUG_ATOMIC_SLEEP) a handler that may sleep in atomic context,
-# which the kernel must report, inside an expected-splat window.
+# Stress: every step runs while a workload keeps every vCPU busy (fork and
+# exec, file and pipe I/O, kptarget loaded and unloaded in a loop), and at
+# the end no probe is left and, on debug kernels, kmemleak finds nothing.
+#
+# 1. Event sweep (kpsweep, harness/guest-progs/kpsweep.c): kprobe events,
+#    then kretprobe events, on about 200 functions (another sample each
+#    boot), enabled 3 s; each is listed while it exists and gone after.
+#    kpsweep prints how many were taken, fired and refused, by errno.
+# 2. Batch sweep (kpsweep -m): the kpstress module registers kprobes, then
+#    kretprobes, in register_kprobes()/register_kretprobes() batches of
+#    500 over about 2000 of the functions an event accepts.  Each must be
+#    taken, or refused with the errno the base's record says
+#    (harness/stress/base-sweep-*), except the differences kprobes.rst
+#    documents (harness/stress/differences.txt); the two kernels' own
+#    kprobes functions are compared only where both have them.  Probes on
+#    kernel_clone, vfs_read, vfs_write and do_sys_openat2 must fire.  Per
+#    batch the log gets a "kpstress: sweep" line: the time of the
+#    register and unregister calls and the longest that another thread's
+#    register_kprobe() waited for kprobe_mutex meanwhile (what a module
+#    load would wait).
+# 3. Instruction sweep (kpinsn, harness/guest-progs/kpinsn.c), on the
+#    distro and debug kernels and in "harness/kp stress": the 330
+#    functions of at most 1 KB that the base's record names (picked by the
+#    function tracer, evenly spread, from what a checked workload runs
+#    outside the idle tasks).
+#    - Check round, no workload: every byte (every 4th on arm64) tried as
+#      a disabled kprobe, which patches nothing.  The offsets taken must
+#      be the base's in every function both kernels have at the same
+#      size, at least 300 of them.  Rules kprobes.rst documents are not
+#      differences: an ENDBR that is not a symbol's start (x86_64, only we
+#      refuse); on arm64 the ftrace ops pointer and zero words (only we
+#      refuse) and one-instruction atomics and what follows them, hints
+#      and instructions with a fixup (only we take).  A function whose
+#      code is not the base's (it calls into kprobes) is not compared: the
+#      record keeps the base's bytes.
+#    - Then, while a workload checks its own results (a file read back,
+#      pipe data, a checksum, exit statuses), kprobes in
+#      register_kprobes() batches of 4096 on every boundary taken: a
+#      pre_handler only; with a post_handler; sparse (at least 16 bytes
+#      apart, 2 s, then up to 30 s more while the list shows more
+#      [OPTIMIZED]; none optimized on x86_64 fails); a kretprobe on each
+#      function.  Every probe registers, each function's first probe
+#      fires (a kretprobe's entry handler, as some never return; up to
+#      20 s more for functions run now and then), the list is as before,
+#      and the workload sees no wrong result.  The long form adds every
+#      other function of at most 1 KB its workload runs.
+# 4. Races (harness/modules/kpstress), 10 s: a caller thread per CPU
+#    through three functions with stable probes (entry, body, kretprobe)
+#    while two threads register, unregister, disable and enable probes on
+#    the same addresses, in batches, and probe kernel_clone; every stable
+#    probe sees every call.  Again with the enabled knob and the sysctl
+#    flipping.
+# 5. Sleepers: a kretprobe event with the default maxactive on
+#    do_nanosleep under 256 overlapping sleeps misses no return (skipped
+#    by name where kretprobes run on rethook, whose pool is fixed).
+# 6. Faults, 4 s without and 4 s with post_handlers: a caller thread per
+#    CPU, in the address space of the shell that started the run
+#    (kthread_use_mm(), so user reads really fault), calls a function
+#    whose handlers read bad and good user and kernel addresses (a
+#    vmalloc guard page) with the *_nofault() helpers, while a kprobe
+#    event fetches the same bad addresses as ustring and string (each
+#    record says "(fault)", hits equal calls).  Then a kprobe on each of
+#    two loads with an exception-table entry (__get_kernel_nofault(),
+#    unsafe_get_user()) and on the instruction before the kernel one:
+#    the load faults out of line, the fixup still runs (the caller sees
+#    -EFAULT), every pre_handler runs, a post_handler only when the load
+#    did not fault.
+# 7. With CONFIG_DEBUG_ATOMIC_SLEEP (--debug), a pre_handler that calls
+#    might_sleep() must be reported, inside an expected-splat window.
 #
 # kp.stress=MINUTES on the command line is the long form ("harness/kp
 # stress"): the event sweep takes a share of about 700 functions
-# (another on every boot), the batch sweep (kpsweep -m, probes registered
-# by the kpstress module, register_kprobes() per batch) takes every
-# function an event would accept, then races run in rounds for what is
-# left of the time.  Without it, the bounded form that "harness/kp
-# test" runs: a sample of the functions and a few seconds of races.
+# (another on every boot), the batch sweep every function an event
+# would accept, the instruction sweep every function of at most 1 KB the
+# workload runs, and races run in rounds for what is left of the time.
+# Without it, the bounded form that "harness/kp test" runs.
 . /kp/lib.sh
 
 LIST=/sys/kernel/debug/kprobes/list
