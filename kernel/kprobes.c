@@ -44,19 +44,12 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
-#include <linux/bug.h>
-#include <linux/extable.h>
-#include <linux/ftrace.h>
 #include <linux/hash.h>
-#include <linux/jump_label.h>
 #include <linux/kdebug.h>
-#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/notifier.h>
 #include <linux/slab.h>
-#include <linux/static_call.h>
-#include <linux/string.h>
 #include <asm/sections.h>
 #include <kunit/visibility.h>
 
@@ -82,32 +75,6 @@ struct kprobe_retired {
 
 bool kprobes_all_disarmed;
 bool kprobes_initialized;
-
-/*
- * Batches patch the text in passes: register_kprobes() arms its new
- * entries together at the end, unregister_kprobes() disarms the entries
- * leaving together before they leave the table, each pass with one
- * cross-CPU synchronization instead of one per probe.  The entries
- * waiting for a pass are listed here (kprobe_mutex), a full list is
- * flushed early, so a batch of any size needs no allocation.
- */
-#define KPROBE_PASS_MAX		512
-
-static struct kprobe *kprobe_pass[KPROBE_PASS_MAX];
-/* The first error of the batch's arming passes (ftrace may refuse). */
-static int kprobe_pass_err;
-static int kprobe_pass_nr;
-/* register_kprobes() of more than one probe is under way */
-static bool kprobe_batching;
-
-/*
- * What current_kprobe points at while a CPU is in kprobe_busy_begin(): any
- * probe hit then is only counted.  Its address is never probed.
- */
-struct kprobe kprobe_busy_marker = {
-	.addr = (kprobe_opcode_t *)kprobe_busy_begin,
-	.flags = KPROBE_FLAG_DISABLED,
-};
 
 static struct hlist_head *kprobe_bucket(const void *addr)
 {
@@ -174,243 +141,6 @@ bool kprobe_is_aggr(struct kprobe *p)
 }
 NOKPROBE_SYMBOL(kprobe_is_aggr);
 
-/**
- * kprobes_inc_nmissed_count() - count a hit whose handlers did not run
- * @p: the table entry that was hit
- *
- * A miss at an aggregate is a miss for each probe in it.
- */
-void kprobes_inc_nmissed_count(struct kprobe *p)
-{
-	struct kprobe *kp;
-
-	if (kprobe_is_aggr(p))
-		list_for_each_entry_rcu(kp, &p->list, list)
-			kp->nmissed++;
-	else
-		p->nmissed++;
-}
-NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
-
-/**
- * kprobe_busy_begin() - mark this CPU as running a probe handler
- *
- * Until kprobe_busy_end(), probes hit on this CPU are only counted in
- * their nmissed.  Used around code that probes must not re-enter.
- */
-void kprobe_busy_begin(void)
-{
-	preempt_disable();
-	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
-	__this_cpu_write(current_kprobe, &kprobe_busy_marker);
-}
-
-/**
- * kprobe_busy_end() - end the section begun by kprobe_busy_begin()
- */
-void kprobe_busy_end(void)
-{
-	__this_cpu_write(current_kprobe, NULL);
-	preempt_enable();
-}
-
-/*
- * kallsyms names a module address by walking the module's whole symbol
- * table, and one registration asks about its address several times (to
- * resolve it, for the blacklist and preamble names, for patched sites and
- * in the architecture's decoder).  Batches register runs of probes in one
- * function, so the task running a batch keeps the last text symbol's
- * answer.  The symbol's module is held while it is kept, so no other
- * text can come to lie under the kept name.
- */
-static struct {
-	struct task_struct *owner;	/* the batch's task, or NULL */
-	unsigned long start, size;	/* size 0: nothing kept */
-	struct module *mod;
-	int clean;			/* see kprobe_site_func_clean() */
-	char name[KSYM_NAME_LEN];
-} kprobe_sym;
-
-static void kprobe_sym_forget(void)
-{
-	module_put(kprobe_sym.mod);
-	kprobe_sym.mod = NULL;
-	kprobe_sym.size = 0;
-}
-
-static void kprobe_sym_own(bool own)
-{
-	lockdep_assert_held(&kprobe_mutex);
-	kprobe_sym_forget();
-	WRITE_ONCE(kprobe_sym.owner, own ? current : NULL);
-}
-
-/* Keep the text symbol around @addr; false if it cannot be kept. */
-static bool kprobe_sym_fill(unsigned long addr)
-{
-	unsigned long size, off;
-	struct module *mod;
-
-	kprobe_sym_forget();
-	scoped_guard(preempt) {
-		mod = __module_text_address(addr);
-		if (mod ? !try_module_get(mod) : !core_kernel_text(addr))
-			return false;
-	}
-	if (!kallsyms_lookup(addr, &size, &off, NULL, kprobe_sym.name) ||
-	    !size) {
-		module_put(mod);
-		return false;
-	}
-	kprobe_sym.mod = mod;
-	kprobe_sym.start = addr - off;
-	kprobe_sym.size = size;
-	kprobe_sym.clean = -1;
-	return true;
-}
-
-/* Is the symbol around @addr kept?  It is refilled if need be. */
-static bool kprobe_sym_kept(unsigned long addr)
-{
-	if (READ_ONCE(kprobe_sym.owner) != current)
-		return false;
-	lockdep_assert_held(&kprobe_mutex);
-	if (kprobe_sym.size && addr - kprobe_sym.start < kprobe_sym.size)
-		return true;
-	return kprobe_sym_fill(addr);
-}
-
-/**
- * kprobe_symbol_size_offset() - kallsyms_lookup_size_offset() for probes
- * @addr: the address
- * @size: where the size of the symbol around @addr goes, or NULL
- * @offset: where @addr's offset in that symbol goes, or NULL
- *
- * The same answer, kept from one probe to the next during a batch
- * registration.
- *
- * Return: true when kallsyms names @addr.
- */
-bool kprobe_symbol_size_offset(unsigned long addr, unsigned long *size,
-			       unsigned long *offset)
-{
-	unsigned long sz, off;
-
-	if (!kprobe_sym_kept(addr))
-		return kallsyms_lookup_size_offset(addr, size ?: &sz,
-						   offset ?: &off);
-	if (size)
-		*size = kprobe_sym.size;
-	if (offset)
-		*offset = addr - kprobe_sym.start;
-	return true;
-}
-
-/*
- * lookup_symbol_name() for probes: @name (KSYM_NAME_LEN bytes) gets the
- * name of the symbol around @addr.  Returns 0, or -ERANGE if unknown.
- */
-int kprobe_symbol_name(unsigned long addr, char *name)
-{
-	if (!kprobe_sym_kept(addr))
-		return lookup_symbol_name(addr, name);
-	strscpy(name, kprobe_sym.name, KSYM_NAME_LEN);
-	return 0;
-}
-
-/**
- * dump_kprobe() - print what a probe was asked to probe
- * @kp: the probe
- *
- * For the architecture's fatal-recursion report.
- */
-void dump_kprobe(struct kprobe *kp)
-{
-	pr_err("probe %s+%#x at %pS\n",
-	       kp->symbol_name ?: "(addr)", kp->offset, kp->addr);
-}
-NOKPROBE_SYMBOL(dump_kprobe);
-
-/**
- * kprobe_lookup_name() - resolve a symbol for a probe
- * @name: symbol, possibly "module:symbol"
- * @offset: the probe's offset (architectures may need it)
- *
- * Return: the symbol's address, or NULL.
- */
-kprobe_opcode_t * __weak kprobe_lookup_name(const char *name,
-					    unsigned int offset)
-{
-	return (kprobe_opcode_t *)kallsyms_lookup_name(name);
-}
-
-/**
- * arch_adjust_kprobe_addr() - turn symbol start + offset into a probe point
- * @addr: start of the function
- * @offset: offset into it
- * @on_func_entry: set when the result counts as the function's entry
- *
- * Return: the address to probe, or NULL if it cannot be computed.
- */
-kprobe_opcode_t * __weak arch_adjust_kprobe_addr(unsigned long addr,
-						 unsigned long offset,
-						 bool *on_func_entry)
-{
-	*on_func_entry = !offset;
-	return (kprobe_opcode_t *)(addr + offset);
-}
-
-/*
- * Turn what the user gave (an address, or a symbol, plus an offset) into
- * the probe address.  Both forms are renamed through kallsyms to "start
- * of the containing symbol + offset", so "sym+N" past the end of sym is a
- * point in whatever follows (its entry when N is sym's size), and the
- * architecture can tell whether the result is a function's entry.
- */
-kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
-				unsigned long offset, bool *on_func_entry)
-{
-	unsigned long where, off;
-	kprobe_opcode_t *probe_addr;
-
-	if ((sym && addr) || (!sym && !addr))
-		return ERR_PTR(-EINVAL);
-
-	if (sym) {
-		addr = kprobe_lookup_name(sym, offset);
-		if (!addr)
-			return ERR_PTR(-ENOENT);
-	}
-
-	where = (unsigned long)addr + offset;
-	if (!kprobe_symbol_size_offset(where, NULL, &off))
-		return ERR_PTR(-ENOENT);
-
-	probe_addr = arch_adjust_kprobe_addr(where - off, off, on_func_entry);
-	return probe_addr ?: ERR_PTR(-EINVAL);
-}
-
-/**
- * kprobe_on_func_entry() - is this probe point a function's entry?
- * @addr: address, or NULL when @sym is given
- * @sym: symbol name, or NULL
- * @offset: offset from @addr or @sym
- *
- * Return: 0 at the entry, -EINVAL elsewhere, -ENOENT when @sym is unknown
- * or kallsyms cannot name the address.
- */
-int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
-			 unsigned long offset)
-{
-	bool on_entry;
-	kprobe_opcode_t *probe_addr;
-
-	probe_addr = kprobe_resolve(addr, sym, offset, &on_entry);
-	if (IS_ERR(probe_addr))
-		return PTR_ERR(probe_addr);
-	return on_entry ? 0 : -EINVAL;
-}
-
 /* The table entry @p belongs to, wherever it is: table or gone list. */
 static struct kprobe *kprobe_owner_in(struct hlist_head *head,
 				      struct kprobe *p)
@@ -452,56 +182,6 @@ static bool kprobe_should_be_armed(struct kprobe *entry)
 	return !kprobes_all_disarmed && !kprobe_disabled(entry);
 }
 
-/**
- * arch_arm_kprobes() - arm several table entries in one pass
- * @entries: breakpoint (not ftrace) entries, none armed
- * @num: how many
- *
- * Called with the text lock held.  An architecture that can synchronize
- * the other CPUs once for all of them overrides this.
- */
-void __weak arch_arm_kprobes(struct kprobe **entries, int num)
-{
-	int i;
-
-	for (i = 0; i < num; i++)
-		arch_arm_kprobe(entries[i]);
-}
-
-/**
- * arch_disarm_kprobes() - disarm several table entries in one pass
- * @entries: armed breakpoint entries, none optimized
- * @num: how many
- *
- * As arch_arm_kprobes(), the other way.
- */
-void __weak arch_disarm_kprobes(struct kprobe **entries, int num)
-{
-	int i;
-
-	for (i = 0; i < num; i++)
-		arch_disarm_kprobe(entries[i]);
-}
-
-/**
- * arch_kprobe_batch_begin() - a registration starts, of a batch or one probe
- *
- * Called with kprobe_mutex held, which is held until
- * arch_kprobe_batch_end(): until then no probed text is freed, and what
- * the architecture learns about a function's instructions stays true.
- * What it keeps longer it forgets in arch_kprobe_forget_text().
- */
-void __weak arch_kprobe_batch_begin(void)
-{
-}
-
-/**
- * arch_kprobe_batch_end() - the registration is over
- */
-void __weak arch_kprobe_batch_end(void)
-{
-}
-
 /* The breakpoint goes in; a jump may replace it later. */
 static int kprobe_arm(struct kprobe *entry)
 {
@@ -540,211 +220,6 @@ static int kprobe_arch_prepare(struct kprobe *p)
 
 	guard(kprobe_text)();
 	return arch_prepare_kprobe(p);
-}
-
-/*
- * Does an ftrace call site start exactly at @a?  ftrace_location() would
- * also map a function's first byte to its site, which may lie further in
- * (arm64 pads the entry), and asks kallsyms for every other address.
- */
-static bool kprobe_is_ftrace_site(unsigned long a)
-{
-#ifdef CONFIG_DYNAMIC_FTRACE
-	return ftrace_location_range(a, a) == a;
-#else
-	return false;
-#endif
-}
-
-#ifndef arch_kprobe_ftrace_site_at
-/*
- * Where ftrace's call is the function's first instruction (x86, after
- * ENDBR), a probe rides the site it is on.
- */
-static unsigned long arch_kprobe_ftrace_site_at(unsigned long addr)
-{
-	return kprobe_is_ftrace_site(addr) ? addr : 0;
-}
-#endif
-
-/*
- * A probe that rides an ftrace call site fires through ftrace; a site
- * that no probe can ride is ftrace's alone.
- */
-static int kprobe_check_ftrace_site(struct kprobe *p)
-{
-	unsigned long addr = (unsigned long)p->addr;
-
-	if (IS_ENABLED(CONFIG_KPROBES_ON_FTRACE) &&
-	    arch_kprobe_ftrace_site_at(addr)) {
-		p->flags |= KPROBE_FLAG_FTRACE;
-		return 0;
-	}
-	return kprobe_is_ftrace_site(addr) ? -EINVAL : 0;
-}
-
-/* Compiler-made entry sequences for CFI and patchable padding. */
-static bool kprobe_in_preamble_symbol(unsigned long addr)
-{
-	char name[KSYM_NAME_LEN];
-
-	if (kprobe_symbol_name(addr, name))
-		return false;
-	return str_has_prefix(name, "__cfi_") || str_has_prefix(name, "__pfx_");
-}
-
-#ifdef CONFIG_GENERIC_BUG
-extern struct bug_entry __start___bug_table[], __stop___bug_table[];
-
-static unsigned long kprobe_bug_addr(const struct bug_entry *bug)
-{
-#ifdef CONFIG_GENERIC_BUG_RELATIVE_POINTERS
-	return (unsigned long)&bug->bug_addr_disp + bug->bug_addr_disp;
-#else
-	return bug->bug_addr;
-#endif
-}
-
-/* Does [@start, @end) hold a BUG() or WARN() trap of @mod (or the core)? */
-static bool kprobe_range_has_bug(unsigned long start, unsigned long end,
-				 struct module *mod)
-{
-	const struct bug_entry *bug = __start___bug_table;
-	const struct bug_entry *last = __stop___bug_table;
-
-	if (mod) {
-		bug = mod->bug_table;
-		last = bug + mod->num_bugs;
-	}
-	for (; bug < last; bug++) {
-		unsigned long a = kprobe_bug_addr(bug);
-
-		if (a >= start && a < end)
-			return true;
-	}
-	return false;
-}
-#else
-static bool kprobe_range_has_bug(unsigned long start, unsigned long end,
-				 struct module *mod)
-{
-	return false;
-}
-#endif
-
-/*
- * Jump labels, static calls and BUG() traps are found by walking every
- * site the kernel (or the module) has, and x86 decodes each jump label
- * on the way: a registration asks once for the kept symbol's whole
- * function, and asks again for each probe only in a function that holds
- * one.  Sites do not come or go in a function whose text stays, so the
- * last function's answer is also kept from one registration to the next
- * (tools register one probe per call), until kprobe_retire_text() says
- * that some text goes.  Under kprobe_mutex.
- */
-static struct {
-	unsigned long start, size;	/* size 0: nothing kept */
-	bool clean;
-} kprobe_clean_memo;
-
-static bool kprobe_site_func_clean(unsigned long a)
-{
-	unsigned long start, end;
-
-	if (!kprobe_sym_kept(a))
-		return false;
-	start = kprobe_sym.start;
-	end = start + kprobe_sym.size;
-	if (kprobe_sym.clean < 0 && kprobe_clean_memo.start == start &&
-	    kprobe_clean_memo.size == kprobe_sym.size)
-		kprobe_sym.clean = kprobe_clean_memo.clean;
-	if (kprobe_sym.clean < 0) {
-		kprobe_sym.clean =
-			!jump_label_text_reserved((void *)start, (void *)(end - 1)) &&
-			!static_call_text_reserved((void *)start, (void *)(end - 1)) &&
-			!kprobe_range_has_bug(start, end, kprobe_sym.mod);
-		kprobe_clean_memo.start = start;
-		kprobe_clean_memo.size = kprobe_sym.size;
-		kprobe_clean_memo.clean = kprobe_sym.clean;
-	}
-	return kprobe_sym.clean;
-}
-
-static bool kprobe_site_reserved(kprobe_opcode_t *addr)
-{
-	unsigned long a = (unsigned long)addr;
-	bool reserved;
-
-	jump_label_lock();
-	reserved = !kprobe_site_func_clean(a) &&
-		   (jump_label_text_reserved(addr, addr) ||
-		    static_call_text_reserved(addr, addr) || find_bug(a));
-	jump_label_unlock();
-	return reserved;
-}
-
-/*
- * The checks of kprobe_check_location() that take no lock, for @addr as
- * kprobe_resolve() gave it: why no probe may go there, or NULL.  A batch
- * also looks ahead with them, so as not to allocate for the probes
- * behind one that is refused; passing them then promises nothing.
- */
-static const char *kprobe_unlocked_refusal(unsigned long addr)
-{
-	if (!core_kernel_text(addr) && !is_module_text_address(addr))
-		return "is not kernel text";
-	if (within_kprobe_blacklist(addr) || kprobe_in_preamble_symbol(addr))
-		return "is blacklisted";
-	return NULL;
-}
-
-int kprobe_check_unlocked(kprobe_opcode_t *addr)
-{
-	return kprobe_unlocked_refusal((unsigned long)addr) ? -EINVAL : 0;
-}
-
-/*
- * Is @p->addr somewhere a probe may go?  On success, *@modp holds a
- * reference on the module that contains it (or NULL for the kernel), so
- * the text cannot go away while the probe is set up.
- */
-static int kprobe_check_location(struct kprobe *p, struct module **modp)
-{
-	unsigned long addr = (unsigned long)p->addr;
-	const char *refusal;
-	struct module *mod;
-	int ret;
-
-	*modp = NULL;
-	ret = kprobe_check_ftrace_site(p);
-	if (ret) {
-		pr_info("%pS: an ftrace site that no kprobe can ride\n",
-			p->addr);
-		return ret;
-	}
-	refusal = kprobe_unlocked_refusal(addr);
-	if (refusal) {
-		pr_info("%pS %s\n", p->addr, refusal);
-		return -EINVAL;
-	}
-	if (kprobe_site_reserved(p->addr)) {
-		pr_info("%pS is patched by someone else\n", p->addr);
-		return -EINVAL;
-	}
-
-	scoped_guard(preempt) {
-		mod = __module_text_address(addr);
-		if (mod && !try_module_get(mod))
-			return -ENOENT;
-	}
-	/* Init text of a module that finished loading is freed or going. */
-	if (mod && within_module_init(addr, mod) &&
-	    mod->state != MODULE_STATE_COMING) {
-		module_put(mod);
-		return -ENOENT;
-	}
-	*modp = mod;
-	return 0;
 }
 
 /* An aggregate standing for @orig, not yet in the table. */
@@ -889,72 +364,6 @@ static int kprobe_join(struct kprobe *entry, struct kprobe *p)
 	return ret;
 }
 
-/*
- * Order the first @n entries of the pass: breakpoints first, then the
- * probes on ftrace sites, which ftrace arms and disarms in a pass of its
- * own.  Returns how many breakpoints there are.
- */
-static int kprobe_pass_split(int n)
-{
-	int i, nr_brk = 0;
-
-	for (i = 0; i < n; i++) {
-		if (kprobe_ftrace(kprobe_pass[i]))
-			continue;
-		swap(kprobe_pass[i], kprobe_pass[nr_brk]);
-		nr_brk++;
-	}
-	return nr_brk;
-}
-
-/*
- * The arming pass of a batch registration: the entries of the probes
- * listed (they may have been gathered into aggregates since) that still
- * wait get their breakpoints, then may be optimized.
- */
-static void kprobe_arm_pending(void)
-{
-	struct kprobe *entry;
-	int i, n = 0, nr_brk = 0, ret;
-
-	lockdep_assert_held(&kprobe_mutex);
-	for (i = 0; i < kprobe_pass_nr; i++) {
-		entry = get_kprobe(kprobe_pass[i]->addr);
-		if (!entry || !(entry->flags & KPROBE_FLAG_ARM_PENDING))
-			continue;
-		entry->flags &= ~KPROBE_FLAG_ARM_PENDING;
-		kprobe_pass[n++] = entry;
-	}
-	kprobe_pass_nr = 0;
-	nr_brk = kprobe_pass_split(n);
-
-	/* ftrace takes the text lock itself. */
-	if (n > nr_brk) {
-		ret = kprobe_ftrace_arm_batch(kprobe_pass + nr_brk,
-					      n - nr_brk);
-		if (ret && !kprobe_pass_err)
-			kprobe_pass_err = ret;
-	}
-	if (!nr_brk)
-		return;
-	scoped_guard(kprobe_text)
-		arch_arm_kprobes(kprobe_pass, nr_brk);
-	for (i = 0; i < nr_brk; i++) {
-		entry = kprobe_pass[i];
-		kprobe_opt_update(entry);
-		kprobe_make_optimizable(entry);
-	}
-}
-
-/* @p, new in the table, is armed by the batch's pass. */
-static void kprobe_arm_later(struct kprobe *p)
-{
-	if (kprobe_pass_nr == KPROBE_PASS_MAX)
-		kprobe_arm_pending();
-	p->flags |= KPROBE_FLAG_ARM_PENDING;
-	kprobe_pass[kprobe_pass_nr++] = p;
-}
-
 static int kprobe_insert(struct kprobe *p)
 {
 	struct kprobe *entry = get_kprobe(p->addr);
@@ -1082,7 +491,7 @@ static void kprobe_aggr_drop_post_handler(struct kprobe *agg)
 }
 
 /* @entry, disarmed, leaves the table; freed once no hit can hold it. */
-static void kprobe_leave_table(struct kprobe *entry)
+void kprobe_leave_table(struct kprobe *entry)
 {
 	/* Disabled or all disarmed, its jump is out already; make sure. */
 	kprobe_opt_off(entry);
@@ -1092,49 +501,6 @@ static void kprobe_leave_table(struct kprobe *entry)
 		entry->flags |= KPROBE_FLAG_DISABLED;
 	if (!kprobe_gone(entry))
 		kprobe_opt_neighbours(entry->addr);
-}
-
-/*
- * The disarming pass of unregister_kprobes(): the entries listed are
- * still in the table, so that a CPU meeting one of their breakpoints
- * finds its owner.  Jumps come out first, then the breakpoints, then
- * the entries leave the table.
- */
-static void kprobe_disarm_pending(void)
-{
-	struct kprobe *entry;
-	int i, nr_brk;
-
-	lockdep_assert_held(&kprobe_mutex);
-	if (!kprobe_pass_nr)
-		return;
-	nr_brk = kprobe_pass_split(kprobe_pass_nr);
-	if (nr_brk) {
-		guard(kprobe_text)();
-		for (i = 0; i < nr_brk; i++)
-			kprobe_opt_stop(kprobe_pass[i]);
-		arch_disarm_kprobes(kprobe_pass, nr_brk);
-	}
-	if (kprobe_pass_nr > nr_brk)
-		kprobe_ftrace_disarm_batch(kprobe_pass + nr_brk,
-					   kprobe_pass_nr - nr_brk);
-	for (i = 0; i < kprobe_pass_nr; i++) {
-		entry = kprobe_pass[i];
-		entry->flags &= ~KPROBE_FLAG_RETIRING;
-		kprobe_leave_table(entry);
-	}
-	kprobe_pass_nr = 0;
-}
-
-/* @entry, armed, is disarmed by the pass, then leaves the table. */
-static void kprobe_disarm_later(struct kprobe *entry)
-{
-	if (kprobe_pass_nr == KPROBE_PASS_MAX)
-		kprobe_disarm_pending();
-	/* No more a registered probe's owner; no jump from now on. */
-	entry->flags |= KPROBE_FLAG_RETIRING;
-	kprobe_opt_off(entry);
-	kprobe_pass[kprobe_pass_nr++] = entry;
 }
 
 /*
@@ -1203,43 +569,6 @@ void unregister_kprobe(struct kprobe *p)
 	unregister_kprobes(&p, 1);
 }
 EXPORT_SYMBOL_GPL(unregister_kprobe);
-
-/*
- * Register entries 0 to @num - 1 of a batch with @reg, stopping at the
- * first failure.  *@registered tells the caller how many to roll back.
- */
-int kprobe_register_batch(void *entries, int num,
-			  int (*reg)(void *entries, int i), int *registered)
-{
-	int i, ret = 0;
-
-	*registered = 0;
-	if (num <= 0)
-		return -EINVAL;
-	if (!kprobes_initialized)
-		return -EAGAIN;
-
-	guard(mutex)(&kprobe_mutex);
-	kprobe_pass_err = 0;
-	/* One probe too: its several questions about its symbol. */
-	kprobe_sym_own(true);
-	arch_kprobe_batch_begin();
-	kprobe_batching = num > 1;
-	for (i = 0; i < num && !ret; i++)
-		ret = reg(entries, i);
-	*registered = ret ? i - 1 : i;
-	/* Also after a failure: the caller unregisters them as usual. */
-	kprobe_arm_pending();
-	/* An ftrace site refused: the batch fails, all of it registered. */
-	if (!ret && kprobe_pass_err) {
-		ret = kprobe_pass_err;
-		*registered = i;
-	}
-	kprobe_batching = false;
-	arch_kprobe_batch_end();
-	kprobe_sym_own(false);
-	return ret;
-}
 
 static int register_kprobe_entry(void *entries, int i)
 {
@@ -1480,7 +809,7 @@ static void kprobe_retire_text(bool (*doomed)(unsigned long addr, void *arg),
 
 	lockdep_assert_held(&kprobe_mutex);
 	/* What was learned about functions may be about this text. */
-	kprobe_clean_memo.size = 0;
+	kprobe_site_forget_text();
 	arch_kprobe_forget_text();
 	kprobe_retired_init(&retired);
 	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {

@@ -34,7 +34,12 @@
  * grace period, which covers any code that runs with preemption off.
  * Waiters take kprobe_hits_mutex, outside cpus_read_lock, with no other
  * kprobes lock held.
+ *
+ * The helpers that hits and the architectures' handlers call (counting a
+ * miss, keeping probes off a CPU, reporting a recursion) are here too.
  */
+
+#define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/cpu.h>
 #include <linux/kprobes.h>
@@ -97,3 +102,65 @@ void kprobe_wait_for_hits(void)
 		kprobe_hits_wait_cpu(cpu);
 	cpus_read_unlock();
 }
+
+/*
+ * What current_kprobe points at while a CPU is in kprobe_busy_begin(): any
+ * probe hit then is only counted.  Its address is never probed.
+ */
+struct kprobe kprobe_busy_marker = {
+	.addr = (kprobe_opcode_t *)kprobe_busy_begin,
+	.flags = KPROBE_FLAG_DISABLED,
+};
+
+/**
+ * kprobes_inc_nmissed_count() - count a hit whose handlers did not run
+ * @p: the table entry that was hit
+ *
+ * A miss at an aggregate is a miss for each probe in it.
+ */
+void kprobes_inc_nmissed_count(struct kprobe *p)
+{
+	struct kprobe *kp;
+
+	if (kprobe_is_aggr(p))
+		list_for_each_entry_rcu(kp, &p->list, list)
+			kp->nmissed++;
+	else
+		p->nmissed++;
+}
+NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
+
+/**
+ * kprobe_busy_begin() - mark this CPU as running a probe handler
+ *
+ * Until kprobe_busy_end(), probes hit on this CPU are only counted in
+ * their nmissed.  Used around code that probes must not re-enter.
+ */
+void kprobe_busy_begin(void)
+{
+	preempt_disable();
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	__this_cpu_write(current_kprobe, &kprobe_busy_marker);
+}
+
+/**
+ * kprobe_busy_end() - end the section begun by kprobe_busy_begin()
+ */
+void kprobe_busy_end(void)
+{
+	__this_cpu_write(current_kprobe, NULL);
+	preempt_enable();
+}
+
+/**
+ * dump_kprobe() - print what a probe was asked to probe
+ * @kp: the probe
+ *
+ * For the architecture's fatal-recursion report.
+ */
+void dump_kprobe(struct kprobe *kp)
+{
+	pr_err("probe %s+%#x at %pS\n",
+	       kp->symbol_name ?: "(addr)", kp->offset, kp->addr);
+}
+NOKPROBE_SYMBOL(dump_kprobe);

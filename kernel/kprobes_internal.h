@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Shared between kernel/kprobes.c and its companions (kretprobes,
- * ftrace-based probes, blacklist, instruction slots, debugfs).
+ * Shared between kernel/kprobes.c and its companions (where probes may
+ * go, kretprobes, ftrace-based probes, jump optimization, blacklist,
+ * instruction slots, debugfs, hits).
  * The lock order is written down at the top of kernel/kprobes.c.
  */
 #ifndef _KERNEL_KPROBES_INTERNAL_H
@@ -93,17 +94,29 @@ bool kprobe_is_aggr(struct kprobe *p);
 struct hlist_head *kprobe_list_bucket(unsigned int idx);
 int kprobe_arm_all(void);
 int kprobe_disarm_all(void);
+bool kprobe_is_registered(struct kprobe *p);
+int __register_kprobe(struct kprobe *p);
+void kprobe_make_optimizable(struct kprobe *entry);
+struct kprobe *__unregister_kprobe_top(struct kprobe *p);
+void __unregister_kprobe_bottom(struct kprobe *retired);
+void kprobe_leave_table(struct kprobe *entry);
+
+/* kprobes_batch.c: one pass over the text for many probes */
+extern bool kprobe_batching;
+int kprobe_register_batch(void *entries, int num,
+			  int (*reg)(void *entries, int i), int *registered);
+void kprobe_arm_later(struct kprobe *p);
+void kprobe_disarm_later(struct kprobe *entry);
+void kprobe_disarm_pending(void);
+
+/* kprobes_site.c: where a probe may go, and at what address */
 kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
 				unsigned long offset, bool *on_func_entry);
 int kprobe_symbol_name(unsigned long addr, char *name);
 int kprobe_check_unlocked(kprobe_opcode_t *addr);
-bool kprobe_is_registered(struct kprobe *p);
-int __register_kprobe(struct kprobe *p);
-void kprobe_make_optimizable(struct kprobe *entry);
-int kprobe_register_batch(void *entries, int num,
-			  int (*reg)(void *entries, int i), int *registered);
-struct kprobe *__unregister_kprobe_top(struct kprobe *p);
-void __unregister_kprobe_bottom(struct kprobe *retired);
+int kprobe_check_location(struct kprobe *p, struct module **modp);
+void kprobe_sym_own(bool own);
+void kprobe_site_forget_text(void);
 
 /* kprobes_hits.c */
 void kprobe_wait_for_hits(void);

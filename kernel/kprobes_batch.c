@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Batches: register_kprobes() and unregister_kprobes(), and
+ * register_kprobe() as a batch of one, hold kprobe_mutex from start to
+ * end and patch the text for all their probes in passes.
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kprobes.h>
+
+#include "kprobes_internal.h"
+
+/*
+ * Batches patch the text in passes: register_kprobes() arms its new
+ * entries together at the end, unregister_kprobes() disarms the entries
+ * leaving together before they leave the table, each pass with one
+ * cross-CPU synchronization instead of one per probe.  The entries
+ * waiting for a pass are listed here (kprobe_mutex), a full list is
+ * flushed early, so a batch of any size needs no allocation.
+ */
+#define KPROBE_PASS_MAX		512
+
+static struct kprobe *kprobe_pass[KPROBE_PASS_MAX];
+/* The first error of the batch's arming passes (ftrace may refuse). */
+static int kprobe_pass_err;
+static int kprobe_pass_nr;
+/* register_kprobes() of more than one probe is under way */
+bool kprobe_batching;
+
+/**
+ * arch_arm_kprobes() - arm several table entries in one pass
+ * @entries: breakpoint (not ftrace) entries, none armed
+ * @num: how many
+ *
+ * Called with the text lock held.  An architecture that can synchronize
+ * the other CPUs once for all of them overrides this.
+ */
+void __weak arch_arm_kprobes(struct kprobe **entries, int num)
+{
+	int i;
+
+	for (i = 0; i < num; i++)
+		arch_arm_kprobe(entries[i]);
+}
+
+/**
+ * arch_disarm_kprobes() - disarm several table entries in one pass
+ * @entries: armed breakpoint entries, none optimized
+ * @num: how many
+ *
+ * As arch_arm_kprobes(), the other way.
+ */
+void __weak arch_disarm_kprobes(struct kprobe **entries, int num)
+{
+	int i;
+
+	for (i = 0; i < num; i++)
+		arch_disarm_kprobe(entries[i]);
+}
+
+/**
+ * arch_kprobe_batch_begin() - a registration starts, of a batch or one probe
+ *
+ * Called with kprobe_mutex held, which is held until
+ * arch_kprobe_batch_end(): until then no probed text is freed, and what
+ * the architecture learns about a function's instructions stays true.
+ * What it keeps longer it forgets in arch_kprobe_forget_text().
+ */
+void __weak arch_kprobe_batch_begin(void)
+{
+}
+
+/**
+ * arch_kprobe_batch_end() - the registration is over
+ */
+void __weak arch_kprobe_batch_end(void)
+{
+}
+
+/*
+ * Order the first @n entries of the pass: breakpoints first, then the
+ * probes on ftrace sites, which ftrace arms and disarms in a pass of its
+ * own.  Returns how many breakpoints there are.
+ */
+static int kprobe_pass_split(int n)
+{
+	int i, nr_brk = 0;
+
+	for (i = 0; i < n; i++) {
+		if (kprobe_ftrace(kprobe_pass[i]))
+			continue;
+		swap(kprobe_pass[i], kprobe_pass[nr_brk]);
+		nr_brk++;
+	}
+	return nr_brk;
+}
+
+/*
+ * The arming pass of a batch registration: the entries of the probes
+ * listed (they may have been gathered into aggregates since) that still
+ * wait get their breakpoints, then may be optimized.
+ */
+static void kprobe_arm_pending(void)
+{
+	struct kprobe *entry;
+	int i, n = 0, nr_brk = 0, ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	for (i = 0; i < kprobe_pass_nr; i++) {
+		entry = get_kprobe(kprobe_pass[i]->addr);
+		if (!entry || !(entry->flags & KPROBE_FLAG_ARM_PENDING))
+			continue;
+		entry->flags &= ~KPROBE_FLAG_ARM_PENDING;
+		kprobe_pass[n++] = entry;
+	}
+	kprobe_pass_nr = 0;
+	nr_brk = kprobe_pass_split(n);
+
+	/* ftrace takes the text lock itself. */
+	if (n > nr_brk) {
+		ret = kprobe_ftrace_arm_batch(kprobe_pass + nr_brk,
+					      n - nr_brk);
+		if (ret && !kprobe_pass_err)
+			kprobe_pass_err = ret;
+	}
+	if (!nr_brk)
+		return;
+	scoped_guard(kprobe_text)
+		arch_arm_kprobes(kprobe_pass, nr_brk);
+	for (i = 0; i < nr_brk; i++) {
+		entry = kprobe_pass[i];
+		kprobe_opt_update(entry);
+		kprobe_make_optimizable(entry);
+	}
+}
+
+/* @p, new in the table, is armed by the batch's pass. */
+void kprobe_arm_later(struct kprobe *p)
+{
+	if (kprobe_pass_nr == KPROBE_PASS_MAX)
+		kprobe_arm_pending();
+	p->flags |= KPROBE_FLAG_ARM_PENDING;
+	kprobe_pass[kprobe_pass_nr++] = p;
+}
+
+/*
+ * The disarming pass of unregister_kprobes(): the entries listed are
+ * still in the table, so that a CPU meeting one of their breakpoints
+ * finds its owner.  Jumps come out first, then the breakpoints, then
+ * the entries leave the table.
+ */
+void kprobe_disarm_pending(void)
+{
+	struct kprobe *entry;
+	int i, nr_brk;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!kprobe_pass_nr)
+		return;
+	nr_brk = kprobe_pass_split(kprobe_pass_nr);
+	if (nr_brk) {
+		guard(kprobe_text)();
+		for (i = 0; i < nr_brk; i++)
+			kprobe_opt_stop(kprobe_pass[i]);
+		arch_disarm_kprobes(kprobe_pass, nr_brk);
+	}
+	if (kprobe_pass_nr > nr_brk)
+		kprobe_ftrace_disarm_batch(kprobe_pass + nr_brk,
+					   kprobe_pass_nr - nr_brk);
+	for (i = 0; i < kprobe_pass_nr; i++) {
+		entry = kprobe_pass[i];
+		entry->flags &= ~KPROBE_FLAG_RETIRING;
+		kprobe_leave_table(entry);
+	}
+	kprobe_pass_nr = 0;
+}
+
+/* @entry, armed, is disarmed by the pass, then leaves the table. */
+void kprobe_disarm_later(struct kprobe *entry)
+{
+	if (kprobe_pass_nr == KPROBE_PASS_MAX)
+		kprobe_disarm_pending();
+	/* No more a registered probe's owner; no jump from now on. */
+	entry->flags |= KPROBE_FLAG_RETIRING;
+	kprobe_opt_off(entry);
+	kprobe_pass[kprobe_pass_nr++] = entry;
+}
+
+/*
+ * Register entries 0 to @num - 1 of a batch with @reg, stopping at the
+ * first failure.  *@registered tells the caller how many to roll back.
+ */
+int kprobe_register_batch(void *entries, int num,
+			  int (*reg)(void *entries, int i), int *registered)
+{
+	int i, ret = 0;
+
+	*registered = 0;
+	if (num <= 0)
+		return -EINVAL;
+	if (!kprobes_initialized)
+		return -EAGAIN;
+
+	guard(mutex)(&kprobe_mutex);
+	kprobe_pass_err = 0;
+	/* One probe too: its several questions about its symbol. */
+	kprobe_sym_own(true);
+	arch_kprobe_batch_begin();
+	kprobe_batching = num > 1;
+	for (i = 0; i < num && !ret; i++)
+		ret = reg(entries, i);
+	*registered = ret ? i - 1 : i;
+	/* Also after a failure: the caller unregisters them as usual. */
+	kprobe_arm_pending();
+	/* An ftrace site refused: the batch fails, all of it registered. */
+	if (!ret && kprobe_pass_err) {
+		ret = kprobe_pass_err;
+		*registered = i;
+	}
+	kprobe_batching = false;
+	arch_kprobe_batch_end();
+	kprobe_sym_own(false);
+	return ret;
+}
