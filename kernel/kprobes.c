@@ -66,9 +66,9 @@ static HLIST_HEAD(kprobe_gone_list);
  * without allocating (a batch may hold thousands).  Their hlist nodes stay
  * as they are until then, since a lookup may stand on one; a lone probe
  * is chained through its own @list instead, which only an aggregate's
- * readers walk, and an aggregate through its @retired.
+ * readers walk, and an aggregate through its @unhooked.
  */
-struct kprobe_retired {
+struct kprobe_unhooked {
 	struct list_head lone;
 	struct list_head aggrs;
 };
@@ -149,7 +149,7 @@ static struct kprobe *kprobe_owner_in(struct hlist_head *head,
 
 	hlist_for_each_entry(entry, head, hlist) {
 		/* leaving with the batch being unregistered */
-		if (entry->flags & KPROBE_FLAG_RETIRING)
+		if (entry->flags & KPROBE_FLAG_DISARM_PENDING)
 			continue;
 		if (entry == p)
 			return entry;
@@ -208,7 +208,7 @@ static int kprobe_disarm(struct kprobe *entry)
 	}
 
 	guard(kprobe_text)();
-	kprobe_opt_stop(entry);
+	__kprobe_opt_off(entry);
 	arch_disarm_kprobe(entry);
 	return 0;
 }
@@ -440,23 +440,23 @@ static bool kprobe_aggr_all_disabled(struct kprobe *agg)
 	return true;
 }
 
-static void kprobe_retired_init(struct kprobe_retired *r)
+static void kprobe_unhooked_init(struct kprobe_unhooked *r)
 {
 	INIT_LIST_HEAD(&r->lone);
 	INIT_LIST_HEAD(&r->aggrs);
 }
 
-static void kprobe_retired_add(struct kprobe_retired *r, struct kprobe *entry)
+static void kprobe_unhooked_add(struct kprobe_unhooked *r, struct kprobe *entry)
 {
 	if (kprobe_is_aggr(entry))
-		list_add_tail(&container_of(entry, struct kprobe_aggr, kp)->retired,
+		list_add_tail(&container_of(entry, struct kprobe_aggr, kp)->unhooked,
 			      &r->aggrs);
 	else
 		list_add_tail(&entry->list, &r->lone);
 }
 
 /* Take an entry off @r, or NULL when none is left. */
-static struct kprobe *kprobe_retired_pop(struct kprobe_retired *r)
+static struct kprobe *kprobe_unhooked_pop(struct kprobe_unhooked *r)
 {
 	struct kprobe_aggr *aggr;
 	struct kprobe *p;
@@ -466,10 +466,10 @@ static struct kprobe *kprobe_retired_pop(struct kprobe_retired *r)
 		list_del_init(&p->list);
 		return p;
 	}
-	aggr = list_first_entry_or_null(&r->aggrs, struct kprobe_aggr, retired);
+	aggr = list_first_entry_or_null(&r->aggrs, struct kprobe_aggr, unhooked);
 	if (!aggr)
 		return NULL;
-	list_del(&aggr->retired);
+	list_del(&aggr->unhooked);
 	return &aggr->kp;
 }
 
@@ -507,7 +507,7 @@ void kprobe_leave_table(struct kprobe *entry)
  * Unhook @p.  Returns the table entry that left the table and must be
  * torn down once no CPU can be in its handlers (NULL when others still
  * share the address), or an ERR_PTR when @p is not registered.  An
- * armed entry leaves only with kprobe_disarm_pending(), which the caller
+ * armed entry leaves only with kprobe_run_disarm_pass(), which the caller
  * runs before it waits for the hits in progress.
  */
 struct kprobe *__unregister_kprobe_top(struct kprobe *p)
@@ -543,18 +543,18 @@ struct kprobe *__unregister_kprobe_top(struct kprobe *p)
 }
 
 /* Free what __unregister_kprobe_top() unhooked, once no hit can hold it. */
-void __unregister_kprobe_bottom(struct kprobe *retired)
+void __unregister_kprobe_bottom(struct kprobe *entry)
 {
-	if (IS_ERR_OR_NULL(retired))
+	if (IS_ERR_OR_NULL(entry))
 		return;
-	if (!kprobe_gone(retired)) {
-		kprobe_opt_release(retired);
-		arch_remove_kprobe(retired);
+	if (!kprobe_gone(entry)) {
+		kprobe_opt_release(entry);
+		arch_remove_kprobe(entry);
 	}
-	if (kprobe_is_aggr(retired))
-		kprobe_opt_free_aggr(container_of(retired, struct kprobe_aggr, kp));
+	if (kprobe_is_aggr(entry))
+		kprobe_opt_free_aggr(container_of(entry, struct kprobe_aggr, kp));
 	else
-		INIT_HLIST_NODE(&retired->hlist);
+		INIT_HLIST_NODE(&entry->hlist);
 }
 
 /**
@@ -627,13 +627,13 @@ EXPORT_SYMBOL_GPL(register_kprobes);
  */
 void unregister_kprobes(struct kprobe **kps, int num)
 {
-	struct kprobe_retired retired;
+	struct kprobe_unhooked unhooked;
 	struct kprobe *entry;
 	int i;
 
 	if (num <= 0)
 		return;
-	kprobe_retired_init(&retired);
+	kprobe_unhooked_init(&unhooked);
 
 	scoped_guard(mutex, &kprobe_mutex) {
 		for (i = 0; i < num; i++) {
@@ -643,15 +643,15 @@ void unregister_kprobes(struct kprobe **kps, int num)
 				continue;
 			}
 			if (entry)
-				kprobe_retired_add(&retired, entry);
+				kprobe_unhooked_add(&unhooked, entry);
 			kretprobe_detach(kps[i]);
 		}
-		kprobe_disarm_pending();
+		kprobe_run_disarm_pass();
 	}
 
 	kprobe_wait_for_hits();
 	scoped_guard(mutex, &kprobe_mutex) {
-		while ((entry = kprobe_retired_pop(&retired)))
+		while ((entry = kprobe_unhooked_pop(&unhooked)))
 			__unregister_kprobe_bottom(entry);
 	}
 	/*
@@ -800,10 +800,10 @@ int kprobe_disarm_all(void)
  * entry claims would kill the kernel.  Otherwise only ftrace, which keeps
  * its own records, needs telling.
  */
-static void kprobe_retire_text(bool (*doomed)(unsigned long addr, void *arg),
-			       void *arg, bool may_run)
+static void kprobe_mark_text_gone(bool (*doomed)(unsigned long addr, void *arg),
+				  void *arg, bool may_run)
 {
-	struct kprobe_retired retired;
+	struct kprobe_unhooked unhooked;
 	struct kprobe *entry, *kp;
 	unsigned int i;
 
@@ -811,7 +811,7 @@ static void kprobe_retire_text(bool (*doomed)(unsigned long addr, void *arg),
 	/* What was learned about functions may be about this text. */
 	kprobe_site_forget_text();
 	arch_kprobe_forget_text();
-	kprobe_retired_init(&retired);
+	kprobe_unhooked_init(&unhooked);
 	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
 		/* hlist_del_rcu() keeps the node's next: the walk goes on. */
 		hlist_for_each_entry(entry, &kprobe_table[i], hlist) {
@@ -823,14 +823,14 @@ static void kprobe_retire_text(bool (*doomed)(unsigned long addr, void *arg),
 			/* Out of the optimizer's hands before the text goes. */
 			kprobe_opt_off(entry);
 			hlist_del_rcu(&entry->hlist);
-			kprobe_retired_add(&retired, entry);
+			kprobe_unhooked_add(&unhooked, entry);
 		}
 	}
-	if (list_empty(&retired.lone) && list_empty(&retired.aggrs))
+	if (list_empty(&unhooked.lone) && list_empty(&unhooked.aggrs))
 		return;
 	synchronize_rcu();
 
-	while ((entry = kprobe_retired_pop(&retired))) {
+	while ((entry = kprobe_unhooked_pop(&unhooked))) {
 		kprobe_opt_release(entry);
 		arch_remove_kprobe(entry);
 		entry->flags |= KPROBE_FLAG_GONE;
@@ -872,7 +872,7 @@ void kprobe_free_init_mem(void)
 
 	/* Nothing runs there any more: async init work has been waited for. */
 	guard(mutex)(&kprobe_mutex);
-	kprobe_retire_text(kprobe_in_range, range, false);
+	kprobe_mark_text_gone(kprobe_in_range, range, false);
 }
 
 static int kprobe_module_event(struct notifier_block *nb, unsigned long val,
@@ -891,11 +891,11 @@ static int kprobe_module_event(struct notifier_block *nb, unsigned long val,
 		break;
 	case MODULE_STATE_LIVE:
 		/* The module's init text is freed next. */
-		kprobe_retire_text(kprobe_in_module_init, mod, true);
+		kprobe_mark_text_gone(kprobe_in_module_init, mod, true);
 		break;
 	case MODULE_STATE_GOING:
 		/* Unloaded or failed to load: nothing may call into it now. */
-		kprobe_retire_text(kprobe_in_module, mod, false);
+		kprobe_mark_text_gone(kprobe_in_module, mod, false);
 		kprobe_blacklist_remove_module(mod);
 		break;
 	}

@@ -101,7 +101,7 @@ static int kprobe_pass_split(int n)
  * listed (they may have been gathered into aggregates since) that still
  * wait get their breakpoints, then may be optimized.
  */
-static void kprobe_arm_pending(void)
+static void kprobe_run_arm_pass(void)
 {
 	struct kprobe *entry;
 	int i, n = 0, nr_brk = 0, ret;
@@ -139,7 +139,7 @@ static void kprobe_arm_pending(void)
 void kprobe_arm_later(struct kprobe *p)
 {
 	if (kprobe_pass_nr == KPROBE_PASS_MAX)
-		kprobe_arm_pending();
+		kprobe_run_arm_pass();
 	p->flags |= KPROBE_FLAG_ARM_PENDING;
 	kprobe_pass[kprobe_pass_nr++] = p;
 }
@@ -150,7 +150,7 @@ void kprobe_arm_later(struct kprobe *p)
  * finds its owner.  Jumps come out first, then the breakpoints, then
  * the entries leave the table.
  */
-void kprobe_disarm_pending(void)
+void kprobe_run_disarm_pass(void)
 {
 	struct kprobe *entry;
 	int i, nr_brk;
@@ -162,7 +162,7 @@ void kprobe_disarm_pending(void)
 	if (nr_brk) {
 		guard(kprobe_text)();
 		for (i = 0; i < nr_brk; i++)
-			kprobe_opt_stop(kprobe_pass[i]);
+			__kprobe_opt_off(kprobe_pass[i]);
 		arch_disarm_kprobes(kprobe_pass, nr_brk);
 	}
 	if (kprobe_pass_nr > nr_brk)
@@ -170,7 +170,7 @@ void kprobe_disarm_pending(void)
 					   kprobe_pass_nr - nr_brk);
 	for (i = 0; i < kprobe_pass_nr; i++) {
 		entry = kprobe_pass[i];
-		entry->flags &= ~KPROBE_FLAG_RETIRING;
+		entry->flags &= ~KPROBE_FLAG_DISARM_PENDING;
 		kprobe_leave_table(entry);
 	}
 	kprobe_pass_nr = 0;
@@ -180,9 +180,9 @@ void kprobe_disarm_pending(void)
 void kprobe_disarm_later(struct kprobe *entry)
 {
 	if (kprobe_pass_nr == KPROBE_PASS_MAX)
-		kprobe_disarm_pending();
+		kprobe_run_disarm_pass();
 	/* No more a registered probe's owner; no jump from now on. */
-	entry->flags |= KPROBE_FLAG_RETIRING;
+	entry->flags |= KPROBE_FLAG_DISARM_PENDING;
 	kprobe_opt_off(entry);
 	kprobe_pass[kprobe_pass_nr++] = entry;
 }
@@ -212,7 +212,7 @@ int kprobe_register_batch(void *entries, int num,
 		ret = reg(entries, i);
 	*registered = ret ? i - 1 : i;
 	/* Also after a failure: the caller unregisters them as usual. */
-	kprobe_arm_pending();
+	kprobe_run_arm_pass();
 	/* An ftrace site refused: the batch fails, all of it registered. */
 	if (!ret && kprobe_pass_err) {
 		ret = kprobe_pass_err;

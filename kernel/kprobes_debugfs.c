@@ -17,7 +17,7 @@
 #include "kprobes_internal.h"
 
 /* Addresses are shown only to readers allowed to see kernel addresses. */
-static void *kprobe_shown_addr(struct seq_file *m, void *addr)
+static void *kprobe_debugfs_shown_addr(struct seq_file *m, void *addr)
 {
 	return kallsyms_show_value(m->file->f_cred) ? addr : NULL;
 }
@@ -31,10 +31,10 @@ static void *kprobe_shown_addr(struct seq_file *m, void *addr)
  * [GONE][DISABLED][OPTIMIZED][FTRACE], the last two describing the
  * breakpoint, which the table entry (@entry) owns.
  */
-static void kprobe_show_one(struct seq_file *m, struct kprobe *p,
-			    struct kprobe *entry)
+static void kprobe_debugfs_show_one(struct seq_file *m, struct kprobe *p,
+				    struct kprobe *entry)
 {
-	void *addr = kprobe_shown_addr(m, p->addr);
+	void *addr = kprobe_debugfs_shown_addr(m, p->addr);
 	char type = kprobe_is_kretprobe(p) ? 'r' : 'k';
 	char name[KSYM_NAME_LEN];
 	unsigned long offset;
@@ -57,90 +57,90 @@ static void kprobe_show_one(struct seq_file *m, struct kprobe *p,
 		   kprobe_ftrace(entry) ? "[FTRACE]" : "");
 }
 
-static void *kprobe_list_start(struct seq_file *m, loff_t *pos)
+static void *kprobe_debugfs_list_start(struct seq_file *m, loff_t *pos)
 {
 	mutex_lock(&kprobe_mutex);
 	return *pos <= KPROBE_TABLE_SIZE ? pos : NULL;
 }
 
-static void *kprobe_list_next(struct seq_file *m, void *v, loff_t *pos)
+static void *kprobe_debugfs_list_next(struct seq_file *m, void *v, loff_t *pos)
 {
 	(*pos)++;
 	return *pos <= KPROBE_TABLE_SIZE ? pos : NULL;
 }
 
-static void kprobe_list_stop(struct seq_file *m, void *v)
+static void kprobe_debugfs_list_stop(struct seq_file *m, void *v)
 {
 	mutex_unlock(&kprobe_mutex);
 }
 
-static int kprobe_list_show(struct seq_file *m, void *v)
+static int kprobe_debugfs_list_show(struct seq_file *m, void *v)
 {
 	struct hlist_head *head = kprobe_list_bucket(*(loff_t *)v);
 	struct kprobe *entry, *kp;
 
 	hlist_for_each_entry(entry, head, hlist) {
 		if (!kprobe_is_aggr(entry)) {
-			kprobe_show_one(m, entry, entry);
+			kprobe_debugfs_show_one(m, entry, entry);
 			continue;
 		}
 		list_for_each_entry(kp, &entry->list, list)
-			kprobe_show_one(m, kp, entry);
+			kprobe_debugfs_show_one(m, kp, entry);
 	}
 	return 0;
 }
 
-static const struct seq_operations kprobe_list_sops = {
-	.start = kprobe_list_start,
-	.next = kprobe_list_next,
-	.stop = kprobe_list_stop,
-	.show = kprobe_list_show,
+static const struct seq_operations kprobe_debugfs_list_sops = {
+	.start = kprobe_debugfs_list_start,
+	.next = kprobe_debugfs_list_next,
+	.stop = kprobe_debugfs_list_stop,
+	.show = kprobe_debugfs_list_show,
 };
-DEFINE_SEQ_ATTRIBUTE(kprobe_list);
+DEFINE_SEQ_ATTRIBUTE(kprobe_debugfs_list);
 
-static void *kprobe_bl_start(struct seq_file *m, loff_t *pos)
+static void *kprobe_debugfs_bl_start(struct seq_file *m, loff_t *pos)
 {
 	mutex_lock(&kprobe_mutex);
 	return seq_list_start(kprobe_blacklist_entries(), *pos);
 }
 
-static void *kprobe_bl_next(struct seq_file *m, void *v, loff_t *pos)
+static void *kprobe_debugfs_bl_next(struct seq_file *m, void *v, loff_t *pos)
 {
 	return seq_list_next(v, kprobe_blacklist_entries(), pos);
 }
 
 /* perf probe parses "0xSTART-0xEND\tSYMBOL". */
-static int kprobe_bl_show(struct seq_file *m, void *v)
+static int kprobe_debugfs_bl_show(struct seq_file *m, void *v)
 {
 	struct kprobe_blacklist_entry *ent =
 		list_entry(v, struct kprobe_blacklist_entry, list);
 
 	seq_printf(m, "0x%px-0x%px\t%ps\n",
-		   kprobe_shown_addr(m, (void *)ent->start_addr),
-		   kprobe_shown_addr(m, (void *)ent->end_addr),
+		   kprobe_debugfs_shown_addr(m, (void *)ent->start_addr),
+		   kprobe_debugfs_shown_addr(m, (void *)ent->end_addr),
 		   (void *)ent->start_addr);
 	return 0;
 }
 
-static const struct seq_operations kprobe_bl_sops = {
-	.start = kprobe_bl_start,
-	.next = kprobe_bl_next,
-	.stop = kprobe_list_stop,
-	.show = kprobe_bl_show,
+static const struct seq_operations kprobe_debugfs_bl_sops = {
+	.start = kprobe_debugfs_bl_start,
+	.next = kprobe_debugfs_bl_next,
+	.stop = kprobe_debugfs_list_stop,
+	.show = kprobe_debugfs_bl_show,
 };
-DEFINE_SEQ_ATTRIBUTE(kprobe_bl);
+DEFINE_SEQ_ATTRIBUTE(kprobe_debugfs_bl);
 
-static ssize_t kprobe_enabled_read(struct file *file, char __user *ubuf,
-				   size_t count, loff_t *ppos)
+static ssize_t kprobe_debugfs_enabled_read(struct file *file, char __user *ubuf,
+					   size_t count, loff_t *ppos)
 {
 	char buf[3] = { kprobes_all_disarmed ? '0' : '1', '\n', '\0' };
 
 	return simple_read_from_buffer(ubuf, count, ppos, buf, 2);
 }
 
-static ssize_t kprobe_enabled_write(struct file *file,
-				    const char __user *ubuf, size_t count,
-				    loff_t *ppos)
+static ssize_t kprobe_debugfs_enabled_write(struct file *file,
+					    const char __user *ubuf, size_t count,
+					    loff_t *ppos)
 {
 	bool enable;
 	int ret;
@@ -154,9 +154,9 @@ static ssize_t kprobe_enabled_write(struct file *file,
 	return ret ?: count;
 }
 
-static const struct file_operations kprobe_enabled_fops = {
-	.read = kprobe_enabled_read,
-	.write = kprobe_enabled_write,
+static const struct file_operations kprobe_debugfs_enabled_fops = {
+	.read = kprobe_debugfs_enabled_read,
+	.write = kprobe_debugfs_enabled_write,
 	.llseek = default_llseek,
 };
 
@@ -169,9 +169,9 @@ static int __init kprobe_debugfs_init(void)
 		return 0;
 	dir = debugfs_create_dir("kprobes", NULL);
 
-	debugfs_create_file("list", 0400, dir, NULL, &kprobe_list_fops);
-	debugfs_create_file("enabled", 0600, dir, NULL, &kprobe_enabled_fops);
-	debugfs_create_file("blacklist", 0400, dir, NULL, &kprobe_bl_fops);
+	debugfs_create_file("list", 0400, dir, NULL, &kprobe_debugfs_list_fops);
+	debugfs_create_file("enabled", 0600, dir, NULL, &kprobe_debugfs_enabled_fops);
+	debugfs_create_file("blacklist", 0400, dir, NULL, &kprobe_debugfs_bl_fops);
 	return 0;
 }
 late_initcall(kprobe_debugfs_init);

@@ -32,7 +32,7 @@ extern struct mutex kprobe_mutex;
  * for the one disarming pass.  Only while kprobe_mutex is held.
  */
 #define KPROBE_FLAG_ARM_PENDING		BIT(29)
-#define KPROBE_FLAG_RETIRING		BIT(28)
+#define KPROBE_FLAG_DISARM_PENDING		BIT(28)
 /*
  * An entry that rides an ftrace site is armed as a breakpoint on its own
  * instruction instead (kprobes_ftrace.c, "Traps"); that breakpoint has
@@ -66,8 +66,8 @@ DEFINE_LOCK_GUARD_0(kprobe_text, kprobe_text_lock(), kprobe_text_unlock())
 /*
  * An aggregate: the table entry when several probes share an address, or
  * when one probe may be optimized.  Being the core's own allocation, it
- * has room for a link the breakpoint path never reads (@retired, see
- * struct kprobe_retired in kprobes.c), and, with jump optimization, for
+ * has room for a link the breakpoint path never reads (@unhooked, see
+ * struct kprobe_unhooked in kprobes.c), and, with jump optimization, for
  * the optimizer's state: @op.kp is @kp.
  */
 struct kprobe_aggr {
@@ -77,7 +77,7 @@ struct kprobe_aggr {
 		struct optimized_kprobe op;
 #endif
 	};
-	struct list_head retired;
+	struct list_head unhooked;
 	/* it had a detour: a task may still run its buffer, which knows it */
 	bool detoured;
 	struct rcu_head rcu;
@@ -98,7 +98,7 @@ bool kprobe_is_registered(struct kprobe *p);
 int __register_kprobe(struct kprobe *p);
 void kprobe_make_optimizable(struct kprobe *entry);
 struct kprobe *__unregister_kprobe_top(struct kprobe *p);
-void __unregister_kprobe_bottom(struct kprobe *retired);
+void __unregister_kprobe_bottom(struct kprobe *entry);
 void kprobe_leave_table(struct kprobe *entry);
 
 /* kprobes_batch.c: one pass over the text for many probes */
@@ -107,7 +107,7 @@ int kprobe_register_batch(void *entries, int num,
 			  int (*reg)(void *entries, int i), int *registered);
 void kprobe_arm_later(struct kprobe *p);
 void kprobe_disarm_later(struct kprobe *entry);
-void kprobe_disarm_pending(void);
+void kprobe_run_disarm_pass(void);
 
 /* kprobes_site.c: where a probe may go, and at what address */
 kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
@@ -139,7 +139,7 @@ bool kprobe_opt_is_on(void);
 bool kprobe_opt_unprepared(struct kprobe_aggr *aggr);
 bool kprobe_opt_prepare(struct kprobe_aggr *aggr, struct kprobe *orig);
 void kprobe_opt_update(struct kprobe *entry);
-void kprobe_opt_stop(struct kprobe *entry);
+void __kprobe_opt_off(struct kprobe *entry);
 void kprobe_opt_off(struct kprobe *entry);
 void kprobe_opt_release(struct kprobe *entry);
 void kprobe_opt_free_aggr(struct kprobe_aggr *aggr);
@@ -167,7 +167,7 @@ static inline bool kprobe_opt_prepare(struct kprobe_aggr *aggr,
 }
 
 static inline void kprobe_opt_update(struct kprobe *entry) { }
-static inline void kprobe_opt_stop(struct kprobe *entry) { }
+static inline void __kprobe_opt_off(struct kprobe *entry) { }
 static inline void kprobe_opt_off(struct kprobe *entry) { }
 static inline void kprobe_opt_release(struct kprobe *entry) { }
 static inline bool kprobe_opt_underway(struct kprobe *entry)

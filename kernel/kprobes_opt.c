@@ -109,7 +109,7 @@ static bool kprobe_opt_wanted(struct optimized_kprobe *op)
 	/* Not while its breakpoint waits for a batch's (dis)arming pass. */
 	return kprobe_opt_enabled && !kprobes_all_disarmed &&
 	       !(entry->flags & (KPROBE_FLAG_ARM_PENDING |
-				 KPROBE_FLAG_RETIRING)) &&
+				 KPROBE_FLAG_DISARM_PENDING)) &&
 	       !kprobe_disabled(entry) && !entry->post_handler &&
 	       !arch_check_optimized_kprobe(op);
 }
@@ -145,12 +145,12 @@ static void kprobe_opt_idle(struct optimized_kprobe *op)
 }
 
 /**
- * kprobe_opt_stop() - take the jump out before the breakpoint goes
+ * __kprobe_opt_off() - take the jump out before the breakpoint goes
  * @entry: a table entry
  *
  * Called with kprobe_mutex and, if @entry may be optimized, the text lock.
  */
-void kprobe_opt_stop(struct kprobe *entry)
+void __kprobe_opt_off(struct kprobe *entry)
 {
 	struct optimized_kprobe *op = kprobe_opt_of(entry);
 

@@ -42,7 +42,7 @@ static struct {
 	struct task_struct *owner;	/* the batch's task, or NULL */
 	unsigned long start, size;	/* size 0: nothing kept */
 	struct module *mod;
-	int clean;			/* see kprobe_site_func_clean() */
+	int clean;			/* see kprobe_func_lacks_foreign_sites() */
 	char name[KSYM_NAME_LEN];
 } kprobe_sym;
 
@@ -84,8 +84,11 @@ static bool kprobe_sym_fill(unsigned long addr)
 	return true;
 }
 
-/* Is the symbol around @addr kept?  It is refilled if need be. */
-static bool kprobe_sym_kept(unsigned long addr)
+/*
+ * Keep the symbol around @addr, refilling the cache if need be.  False
+ * when this task keeps none (it runs no batch) or kallsyms has none.
+ */
+static bool kprobe_sym_keep(unsigned long addr)
 {
 	if (READ_ONCE(kprobe_sym.owner) != current)
 		return false;
@@ -111,7 +114,7 @@ bool kprobe_symbol_size_offset(unsigned long addr, unsigned long *size,
 {
 	unsigned long sz, off;
 
-	if (!kprobe_sym_kept(addr))
+	if (!kprobe_sym_keep(addr))
 		return kallsyms_lookup_size_offset(addr, size ?: &sz,
 						   offset ?: &off);
 	if (size)
@@ -127,7 +130,7 @@ bool kprobe_symbol_size_offset(unsigned long addr, unsigned long *size,
  */
 int kprobe_symbol_name(unsigned long addr, char *name)
 {
-	if (!kprobe_sym_kept(addr))
+	if (!kprobe_sym_keep(addr))
 		return lookup_symbol_name(addr, name);
 	strscpy(name, kprobe_sym.name, KSYM_NAME_LEN);
 	return 0;
@@ -310,7 +313,7 @@ static bool kprobe_range_has_bug(unsigned long start, unsigned long end,
  * function, and asks again for each probe only in a function that holds
  * one.  Sites do not come or go in a function whose text stays, so the
  * last function's answer is also kept from one registration to the next
- * (tools register one probe per call), until kprobe_retire_text() says
+ * (tools register one probe per call), until kprobe_mark_text_gone() says
  * that some text goes.  Under kprobe_mutex.
  */
 static struct {
@@ -325,11 +328,11 @@ void kprobe_site_forget_text(void)
 	kprobe_clean_memo.size = 0;
 }
 
-static bool kprobe_site_func_clean(unsigned long a)
+static bool kprobe_func_lacks_foreign_sites(unsigned long a)
 {
 	unsigned long start, end;
 
-	if (!kprobe_sym_kept(a))
+	if (!kprobe_sym_keep(a))
 		return false;
 	start = kprobe_sym.start;
 	end = start + kprobe_sym.size;
@@ -354,7 +357,7 @@ static bool kprobe_site_reserved(kprobe_opcode_t *addr)
 	bool reserved;
 
 	jump_label_lock();
-	reserved = !kprobe_site_func_clean(a) &&
+	reserved = !kprobe_func_lacks_foreign_sites(a) &&
 		   (jump_label_text_reserved(addr, addr) ||
 		    static_call_text_reserved(addr, addr) || find_bug(a));
 	jump_label_unlock();

@@ -34,13 +34,13 @@
 enum rule_kind {
 	RULE_PLAIN,		/* the class and handler as written */
 	RULE_PAC_BRANCH,	/* simulated in the kernel, system for users */
-	RULE_EXCL,		/* exclusive pair or CAS: see excl_verdict() */
-	RULE_HINT,		/* see hint_verdict() */
-	RULE_SYSREG,		/* MRS/MSR: see sysreg_verdict() */
-	RULE_LITERAL,		/* literal loads: see literal_verdict() */
+	RULE_EXCL,		/* exclusive pair or CAS: see kpa_excl_verdict() */
+	RULE_HINT,		/* see kpa_hint_verdict() */
+	RULE_SYSREG,		/* MRS/MSR: see kpa_sysreg_verdict() */
+	RULE_LITERAL,		/* literal loads: see kpa_literal_verdict() */
 };
 
-struct probe_rule {
+struct kpa_rule {
 	u32 mask;
 	u32 value;
 	u8 kind;
@@ -54,7 +54,7 @@ struct probe_rule {
 #define REJECT(m, v, r)	{ m, v, RULE_PLAIN, ARM64_PROBE_REJECTED, r, NULL }
 #define HELPER(m, v, k)	{ m, v, k, ARM64_PROBE_REJECTED, ARM64_PROBE_UNKNOWN, NULL }
 
-static const struct probe_rule probe_rules[] = {
+static const struct kpa_rule kpa_rules[] = {
 	/* Branches, exception generation, system instructions */
 	SIM(0xfc000000, 0x14000000, arm64_sim_b),		/* B */
 	SIM(0xfc000000, 0x94000000, arm64_sim_bl),		/* BL */
@@ -97,15 +97,15 @@ static const struct probe_rule probe_rules[] = {
 	STEP(0x1e000000, 0x04000000),
 };
 
-static struct arm64_probe_verdict verdict(enum arm64_probe_class class,
-					  enum arm64_probe_reason reason)
+static struct arm64_probe_verdict kpa_verdict(enum arm64_probe_class class,
+					      enum arm64_probe_reason reason)
 {
 	return (struct arm64_probe_verdict){ .class = class, .reason = reason };
 }
 
-#define REJECTED(r)	verdict(ARM64_PROBE_REJECTED, r)
-#define STEPPED()	verdict(ARM64_PROBE_STEPPED, ARM64_PROBE_OK)
-#define SIMULATED()	verdict(ARM64_PROBE_SIMULATED, ARM64_PROBE_OK)
+#define REJECTED(r)	kpa_verdict(ARM64_PROBE_REJECTED, r)
+#define STEPPED()	kpa_verdict(ARM64_PROBE_STEPPED, ARM64_PROBE_OK)
+#define SIMULATED()	kpa_verdict(ARM64_PROBE_SIMULATED, ARM64_PROBE_OK)
 
 /*
  * Bits 23 (o2), 21 (o1) and 31 tell the exclusives (LDXR, STXR, LDAXP,
@@ -113,7 +113,7 @@ static struct arm64_probe_verdict verdict(enum arm64_probe_class class,
  * (CAS, CASP) that share the group.  An exclusive store must follow its
  * load without an exception in between, or it fails forever.
  */
-static struct arm64_probe_verdict excl_verdict(u32 insn)
+static struct arm64_probe_verdict kpa_excl_verdict(u32 insn)
 {
 	bool o2 = insn & BIT(23), o1 = insn & BIT(21), wide = insn & BIT(31);
 
@@ -125,9 +125,9 @@ static struct arm64_probe_verdict excl_verdict(u32 insn)
 /* The HINT number, CRm:op2. */
 #define HINT_NR(insn)	(((insn) >> 5) & 0x7f)
 
-static struct arm64_probe_verdict hint_verdict(u32 insn,
-					       struct arch_probe_insn *api,
-					       int where)
+static struct arm64_probe_verdict kpa_hint_verdict(u32 insn,
+						   struct arch_probe_insn *api,
+						   int where)
 {
 	unsigned int nr = HINT_NR(insn);
 
@@ -163,12 +163,12 @@ static struct arm64_probe_verdict hint_verdict(u32 insn,
  * overwrites the exception registers, and the step runs with DAIF and
  * the debug state of the handler, not of the probed code.
  */
-static const u32 sysreg_clobbered[] = {
+static const u32 kpa_sysreg_clobbered[] = {
 	SYS_ELR_EL1, SYS_SPSR_EL1, SYS_ESR_EL1, SYS_FAR_EL1,
 	SYS_MDSCR_EL1, sys_reg(3, 3, 4, 2, 1) /* DAIF */,
 };
 
-static struct arm64_probe_verdict sysreg_verdict(u32 insn)
+static struct arm64_probe_verdict kpa_sysreg_verdict(u32 insn)
 {
 	u32 reg = insn & GENMASK(20, 5);
 	int i;
@@ -176,8 +176,8 @@ static struct arm64_probe_verdict sysreg_verdict(u32 insn)
 	/* Writes: the step's exception return would undo or trip on them. */
 	if (!(insn & BIT(21)))
 		return REJECTED(ARM64_PROBE_SYSTEM);
-	for (i = 0; i < ARRAY_SIZE(sysreg_clobbered); i++)
-		if (reg == sysreg_clobbered[i])
+	for (i = 0; i < ARRAY_SIZE(kpa_sysreg_clobbered); i++)
+		if (reg == kpa_sysreg_clobbered[i])
 			return REJECTED(ARM64_PROBE_SYSTEM);
 	return STEPPED();
 }
@@ -186,9 +186,9 @@ static struct arm64_probe_verdict sysreg_verdict(u32 insn)
  * opc (bits 31:30) and V (bit 26): LDR Wt, LDR Xt, LDRSW, PRFM; LDR St,
  * Dt, Qt.  The simulation reads kernel memory, so user space gets none.
  */
-static struct arm64_probe_verdict literal_verdict(u32 insn,
-						  struct arch_probe_insn *api,
-						  int where)
+static struct arm64_probe_verdict kpa_literal_verdict(u32 insn,
+						      struct arch_probe_insn *api,
+						      int where)
 {
 	unsigned int opc = insn >> 30;
 	bool fp = insn & BIT(26);
@@ -221,28 +221,28 @@ struct arm64_probe_verdict arm_probe_decode_insn(probe_opcode_t insn,
 						 struct arch_probe_insn *api,
 						 int where)
 {
-	const struct probe_rule *r;
+	const struct kpa_rule *r;
 
 	api->handler = NULL;
-	for (r = probe_rules; r < probe_rules + ARRAY_SIZE(probe_rules); r++) {
+	for (r = kpa_rules; r < kpa_rules + ARRAY_SIZE(kpa_rules); r++) {
 		if ((insn & r->mask) != r->value)
 			continue;
 		switch (r->kind) {
 		case RULE_EXCL:
-			return excl_verdict(insn);
+			return kpa_excl_verdict(insn);
 		case RULE_HINT:
-			return hint_verdict(insn, api, where);
+			return kpa_hint_verdict(insn, api, where);
 		case RULE_SYSREG:
-			return sysreg_verdict(insn);
+			return kpa_sysreg_verdict(insn);
 		case RULE_LITERAL:
-			return literal_verdict(insn, api, where);
+			return kpa_literal_verdict(insn, api, where);
 		case RULE_PAC_BRANCH:
 			if (where == ARM64_PROBE_USER)
 				return REJECTED(ARM64_PROBE_SYSTEM);
 			break;
 		}
 		api->handler = r->handler;
-		return verdict(r->class, r->reason);
+		return kpa_verdict(r->class, r->reason);
 	}
 	return REJECTED(ARM64_PROBE_UNKNOWN);
 }
@@ -298,10 +298,10 @@ int arm64_probe_reason_errno(enum arm64_probe_reason reason)
  */
 #define EXCL_WINDOW	(128 / AARCH64_INSN_SIZE)
 
-static bool is_excl_load(u32 insn)
+static bool kpa_is_excl_load(u32 insn)
 {
 	return aarch64_insn_is_load_ex(insn) &&
-	       excl_verdict(insn).class == ARM64_PROBE_REJECTED;
+	       kpa_excl_verdict(insn).class == ARM64_PROBE_REJECTED;
 }
 
 /*
@@ -310,7 +310,7 @@ static bool is_excl_load(u32 insn)
  * store after it (a WFE wait arming the monitor) would otherwise fence
  * off the code behind it for the whole window.
  */
-static bool ends_excl_sequence(u32 insn)
+static bool kpa_ends_excl_sequence(u32 insn)
 {
 	return aarch64_insn_is_store_ex(insn);
 }
@@ -320,7 +320,7 @@ static bool ends_excl_sequence(u32 insn)
  * Other probes' BRKs in the window stand for instructions that are not
  * exclusives (those are never probed), so they end nothing.
  */
-static bool in_exclusive_sequence(kprobe_opcode_t *addr)
+static bool kpa_in_excl_sequence(kprobe_opcode_t *addr)
 {
 	unsigned long size, offset;
 	int back, i;
@@ -331,9 +331,9 @@ static bool in_exclusive_sequence(kprobe_opcode_t *addr)
 	for (i = 1; i <= back; i++) {
 		u32 insn = le32_to_cpu((__force __le32)addr[-i]);
 
-		if (ends_excl_sequence(insn))
+		if (kpa_ends_excl_sequence(insn))
 			return false;
-		if (is_excl_load(insn))
+		if (kpa_is_excl_load(insn))
 			return true;
 	}
 	return false;
@@ -346,7 +346,7 @@ static bool in_exclusive_sequence(kprobe_opcode_t *addr)
 #define INSN_RM(insn)	(((insn) >> 16) & 0x1f)
 
 /* Register 31 is SP, not XZR, in these positions of these forms. */
-static bool uses_sp(u32 insn, bool rd_is_sp_unless_flags, bool rn_is_sp)
+static bool kpa_uses_sp(u32 insn, bool rd_is_sp_unless_flags, bool rn_is_sp)
 {
 	bool sets_flags = insn & BIT(29);
 
@@ -381,7 +381,7 @@ bool arm64_insn_register_only(u32 insn)
 
 	/* ADD/SUB (immediate), not the tag-adding forms */
 	if ((insn & 0x1f800000) == 0x11000000)
-		return !uses_sp(insn, true, true);
+		return !kpa_uses_sp(insn, true, true);
 	/* MOVN/MOVZ/MOVK: opc 01 and, for W, hw >= 2 are unallocated */
 	if ((insn & 0x1f800000) == 0x12800000)
 		return (insn & 0x60000000) != 0x20000000 &&
@@ -406,7 +406,7 @@ bool arm64_insn_register_only(u32 insn)
 	}
 	/* ADD/SUB (extended register): opt 00, shift at most 4 */
 	if ((insn & 0x1fe00000) == 0x0b200000)
-		return ((insn >> 10) & 7) <= 4 && !uses_sp(insn, true, true);
+		return ((insn >> 10) & 7) <= 4 && !kpa_uses_sp(insn, true, true);
 	/* ADC/SBC(S), CCMN/CCMP, CSEL/CSINC/CSINV/CSNEG */
 	if ((insn & 0x1fe0fc00) == 0x1a000000 ||
 	    (insn & 0x3fe00410) == 0x3a400000 ||
@@ -449,7 +449,7 @@ EXPORT_SYMBOL_IF_KUNIT(arm64_insn_register_only);
  * (BTI C, MOV X9, X30), so it is within 16 bytes of either word.
  */
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS
-static bool in_ftrace_ops_literal(kprobe_opcode_t *addr)
+static bool kpa_in_ftrace_ops_literal(kprobe_opcode_t *addr)
 {
 	unsigned long a = (unsigned long)addr, site, func;
 
@@ -461,7 +461,7 @@ static bool in_ftrace_ops_literal(kprobe_opcode_t *addr)
 	return a < func && a >= func - 2 * AARCH64_INSN_SIZE;
 }
 #else
-static bool in_ftrace_ops_literal(kprobe_opcode_t *addr)
+static bool kpa_in_ftrace_ops_literal(kprobe_opcode_t *addr)
 {
 	return false;
 }
@@ -484,11 +484,11 @@ struct arm64_probe_verdict arm_kprobe_decode_insn(kprobe_opcode_t *addr,
 {
 	struct arm64_probe_verdict v;
 
-	if (in_ftrace_ops_literal(addr))
+	if (kpa_in_ftrace_ops_literal(addr))
 		return REJECTED(ARM64_PROBE_FTRACE_OPS);
 	v = arm_probe_decode_insn(le32_to_cpu((__force __le32)*addr), &asi->api,
 				  ARM64_PROBE_KERNEL);
-	if (v.class != ARM64_PROBE_REJECTED && in_exclusive_sequence(addr))
+	if (v.class != ARM64_PROBE_REJECTED && kpa_in_excl_sequence(addr))
 		v = REJECTED(ARM64_PROBE_EXCLUSIVE);
 	return v;
 }

@@ -43,12 +43,12 @@ DEFINE_PER_CPU(struct kprobe *, current_kprobe);
 DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 
 /* Where the step ends: the BRK after the copied instruction. */
-static kprobe_opcode_t *slot_end(struct kprobe *p)
+static kprobe_opcode_t *kpa_slot_end(struct kprobe *p)
 {
 	return p->ainsn.api.insn + 1;
 }
 
-static int prepare_slot(struct kprobe *p)
+static int kpa_prepare_slot(struct kprobe *p)
 {
 	kprobe_opcode_t *slot = get_insn_slot();
 	u32 tail;
@@ -104,7 +104,7 @@ int arch_prepare_kprobe(struct kprobe *p)
 	case ARM64_PROBE_SIMULATED:
 		return 0;
 	case ARM64_PROBE_STEPPED:
-		return prepare_slot(p);
+		return kpa_prepare_slot(p);
 	case ARM64_PROBE_REJECTED:
 	default:
 		/* A sweep over many functions meets many: keep the log short. */
@@ -114,7 +114,7 @@ int arch_prepare_kprobe(struct kprobe *p)
 	}
 }
 
-static void patch_one(kprobe_opcode_t *addr, u32 insn)
+static void kpa_poke_probe(kprobe_opcode_t *addr, u32 insn)
 {
 	void *where = addr;
 
@@ -132,7 +132,7 @@ static void patch_one(kprobe_opcode_t *addr, u32 insn)
  */
 void arch_arm_kprobe(struct kprobe *p)
 {
-	patch_one(p->addr, BRK64_OPCODE_KPROBES);
+	kpa_poke_probe(p->addr, BRK64_OPCODE_KPROBES);
 }
 
 /**
@@ -141,26 +141,26 @@ void arch_arm_kprobe(struct kprobe *p)
  */
 void arch_disarm_kprobe(struct kprobe *p)
 {
-	patch_one(p->addr, p->opcode);
+	kpa_poke_probe(p->addr, p->opcode);
 }
 
 /* A batch's instructions, one stop_machine() per chunk; text_mutex. */
 #define KPROBE_PATCH_CHUNK	512
 
-static void *patch_addrs[KPROBE_PATCH_CHUNK];
-static u32 patch_insns[KPROBE_PATCH_CHUNK];
+static void *kpa_poke_addrs[KPROBE_PATCH_CHUNK];
+static u32 kpa_poke_insns[KPROBE_PATCH_CHUNK];
 
-static void patch_many(struct kprobe **ps, int num, bool arm)
+static void kpa_poke_probes(struct kprobe **ps, int num, bool arm)
 {
 	int i, n;
 
 	while (num > 0) {
 		n = min(num, KPROBE_PATCH_CHUNK);
 		for (i = 0; i < n; i++) {
-			patch_addrs[i] = ps[i]->addr;
-			patch_insns[i] = arm ? BRK64_OPCODE_KPROBES : ps[i]->opcode;
+			kpa_poke_addrs[i] = ps[i]->addr;
+			kpa_poke_insns[i] = arm ? BRK64_OPCODE_KPROBES : ps[i]->opcode;
 		}
-		aarch64_insn_patch_text(patch_addrs, patch_insns, n);
+		aarch64_insn_patch_text(kpa_poke_addrs, kpa_poke_insns, n);
 		ps += n;
 		num -= n;
 	}
@@ -173,7 +173,7 @@ static void patch_many(struct kprobe **ps, int num, bool arm)
  */
 void arch_arm_kprobes(struct kprobe **entries, int num)
 {
-	patch_many(entries, num, true);
+	kpa_poke_probes(entries, num, true);
 }
 
 /**
@@ -183,7 +183,7 @@ void arch_arm_kprobes(struct kprobe **entries, int num)
  */
 void arch_disarm_kprobes(struct kprobe **entries, int num)
 {
-	patch_many(entries, num, false);
+	kpa_poke_probes(entries, num, false);
 }
 
 /**
@@ -205,7 +205,7 @@ void arch_remove_kprobe(struct kprobe *p)
  * otherwise take a fault in the slot for one in preemptible code.
  */
 static nokprobe_inline void
-step_mask_exceptions(struct kprobe_ctlblk *kcb, struct pt_regs *regs)
+kpa_step_mask(struct kprobe_ctlblk *kcb, struct pt_regs *regs)
 {
 	kcb->saved_daif = regs->pstate & DAIF_MASK;
 	regs->pstate |= DAIF_MASK;
@@ -217,7 +217,7 @@ step_mask_exceptions(struct kprobe_ctlblk *kcb, struct pt_regs *regs)
 
 /* The probed context's masks back in @regs, once the step is over. */
 static nokprobe_inline void
-step_unmask_exceptions(struct kprobe_ctlblk *kcb, struct pt_regs *regs)
+kpa_step_unmask(struct kprobe_ctlblk *kcb, struct pt_regs *regs)
 {
 	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->saved_daif;
 	if (system_uses_irq_prio_masking())
@@ -225,7 +225,7 @@ step_unmask_exceptions(struct kprobe_ctlblk *kcb, struct pt_regs *regs)
 }
 
 /* A reentered hit is over: the probe it interrupted is current again. */
-static nokprobe_inline void resume_outer(struct kprobe_ctlblk *kcb)
+static nokprobe_inline void kpa_unnest(struct kprobe_ctlblk *kcb)
 {
 	__this_cpu_write(current_kprobe, kcb->outer.kp);
 	kcb->kprobe_status = kcb->outer.status;
@@ -234,14 +234,14 @@ static nokprobe_inline void resume_outer(struct kprobe_ctlblk *kcb)
 }
 
 /* The post_handler, once the instruction has run; ends the hit. */
-static void finish_hit(struct kprobe *p, struct kprobe_ctlblk *kcb,
-		       struct pt_regs *regs)
+static void kpa_insn_done(struct kprobe *p, struct kprobe_ctlblk *kcb,
+			  struct pt_regs *regs)
 {
 	/* Once: the core may clear an aggregate's while we are in its hit. */
 	kprobe_post_handler_t post = READ_ONCE(p->post_handler);
 
 	if (kcb->kprobe_status == KPROBE_REENTER) {
-		resume_outer(kcb);
+		kpa_unnest(kcb);
 		return;
 	}
 	if (post) {
@@ -250,7 +250,7 @@ static void finish_hit(struct kprobe *p, struct kprobe_ctlblk *kcb,
 	}
 	reset_current_kprobe();
 }
-NOKPROBE_SYMBOL(finish_hit);
+NOKPROBE_SYMBOL(kpa_insn_done);
 
 /*
  * Run the probed instruction: at once when it is simulated or runs in
@@ -258,27 +258,27 @@ NOKPROBE_SYMBOL(finish_hit);
  * masked, so that the per-CPU state stays ours until the step's BRK comes
  * back.
  */
-static void run_insn(struct kprobe *p, struct kprobe_ctlblk *kcb,
-		     struct pt_regs *regs)
+static void kpa_run_insn(struct kprobe *p, struct kprobe_ctlblk *kcb,
+			 struct pt_regs *regs)
 {
 	if (p->ainsn.api.handler) {
 		p->ainsn.api.handler(p->opcode, (long)p->addr, regs);
-		finish_hit(p, kcb, regs);
+		kpa_insn_done(p, kcb, regs);
 		return;
 	}
 	if (p->ainsn.in_handler) {
 		arm64_kprobe_run_insn(regs, p->ainsn.api.insn);
 		instruction_pointer_set(regs, (unsigned long)(p->addr + 1));
-		finish_hit(p, kcb, regs);
+		kpa_insn_done(p, kcb, regs);
 		return;
 	}
 	if (kcb->kprobe_status != KPROBE_REENTER)
 		kcb->kprobe_status = KPROBE_HIT_SS;
-	step_mask_exceptions(kcb, regs);
+	kpa_step_mask(kcb, regs);
 	regs->pstate &= ~PSR_BTYPE_MASK;
 	instruction_pointer_set(regs, (unsigned long)p->ainsn.api.insn);
 }
-NOKPROBE_SYMBOL(run_insn);
+NOKPROBE_SYMBOL(kpa_run_insn);
 
 /*
  * A hit on this CPU while another probe's handler or step is in
@@ -286,8 +286,8 @@ NOKPROBE_SYMBOL(run_insn);
  * kcb->outer.  A hit while a reentered one is stepped would mean a probe
  * inside the step itself, which the blacklist excludes.
  */
-static bool reenter(struct kprobe *p, struct kprobe_ctlblk *kcb,
-		    struct pt_regs *regs)
+static bool kpa_reenter(struct kprobe *p, struct kprobe_ctlblk *kcb,
+			struct pt_regs *regs)
 {
 	if (kcb->kprobe_status == KPROBE_REENTER) {
 		pr_err("probe at %pS hit while another reentered probe runs\n",
@@ -302,10 +302,10 @@ static bool reenter(struct kprobe *p, struct kprobe_ctlblk *kcb,
 	kcb->outer.pmr = kcb->saved_pmr;
 	__this_cpu_write(current_kprobe, p);
 	kcb->kprobe_status = KPROBE_REENTER;
-	run_insn(p, kcb, regs);
+	kpa_run_insn(p, kcb, regs);
 	return true;
 }
-NOKPROBE_SYMBOL(reenter);
+NOKPROBE_SYMBOL(kpa_reenter);
 
 /**
  * kprobe_brk_handler() - a kprobe's BRK was hit
@@ -332,7 +332,7 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	}
 
 	if (kprobe_running())
-		return reenter(p, kcb, regs) ? DBG_HOOK_HANDLED : DBG_HOOK_ERROR;
+		return kpa_reenter(p, kcb, regs) ? DBG_HOOK_HANDLED : DBG_HOOK_ERROR;
 
 	__this_cpu_write(current_kprobe, p);
 	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
@@ -341,7 +341,7 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 		reset_current_kprobe();
 		return DBG_HOOK_HANDLED;
 	}
-	run_insn(p, kcb, regs);
+	kpa_run_insn(p, kcb, regs);
 	return DBG_HOOK_HANDLED;
 }
 NOKPROBE_SYMBOL(kprobe_brk_handler);
@@ -360,12 +360,12 @@ int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
 	struct kprobe *p = kprobe_running();
 
 	if (!p || !(kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) ||
-	    instruction_pointer(regs) != (unsigned long)slot_end(p))
+	    instruction_pointer(regs) != (unsigned long)kpa_slot_end(p))
 		return DBG_HOOK_ERROR;
 
-	step_unmask_exceptions(kcb, regs);
+	kpa_step_unmask(kcb, regs);
 	instruction_pointer_set(regs, (unsigned long)(p->addr + 1));
-	finish_hit(p, kcb, regs);
+	kpa_insn_done(p, kcb, regs);
 	return DBG_HOOK_HANDLED;
 }
 NOKPROBE_SYMBOL(kprobe_ss_brk_handler);
@@ -411,9 +411,9 @@ int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
 		return 0;
 
 	instruction_pointer_set(regs, (unsigned long)p->addr);
-	step_unmask_exceptions(kcb, regs);
+	kpa_step_unmask(kcb, regs);
 	if (kcb->kprobe_status == KPROBE_REENTER) {
-		resume_outer(kcb);
+		kpa_unnest(kcb);
 		return 0;
 	}
 	reset_current_kprobe();

@@ -24,12 +24,12 @@
 #include "simulate-insn.h"
 
 /* Register 31 reads as zero and discards writes, where it is not SP. */
-static u64 xreg(const struct pt_regs *regs, unsigned int n)
+static u64 kpa_xreg(const struct pt_regs *regs, unsigned int n)
 {
 	return n < 31 ? regs->regs[n] : 0;
 }
 
-static void set_xreg(struct pt_regs *regs, unsigned int n, u64 val)
+static void kpa_set_xreg(struct pt_regs *regs, unsigned int n, u64 val)
 {
 	if (n < 31)
 		regs->regs[n] = val;
@@ -39,14 +39,14 @@ static void set_xreg(struct pt_regs *regs, unsigned int n, u64 val)
  * A new pc.  The trap saved PSTATE.BTYPE of an indirect branch that led
  * to the probe; the instruction after it must not be checked against it.
  */
-static void goto_pc(struct pt_regs *regs, u64 pc)
+static void kpa_goto_pc(struct pt_regs *regs, u64 pc)
 {
 	regs->pstate &= ~PSR_BTYPE_MASK;
 	instruction_pointer_set(regs, pc);
 }
 
 /* A branch offset: the field at [lsb, lsb + bits) in words, sign-extended. */
-static s64 branch_offset(u32 insn, unsigned int lsb, unsigned int bits)
+static s64 kpa_branch_offset(u32 insn, unsigned int lsb, unsigned int bits)
 {
 	return sign_extend64((insn >> lsb) & GENMASK(bits - 1, 0), bits - 1) * 4;
 }
@@ -58,14 +58,14 @@ static s64 branch_offset(u32 insn, unsigned int lsb, unsigned int bits)
 /* NOP, YIELD, BTI, PRFM (literal): only the pc moves. */
 void arm64_sim_nop(u32 insn, long addr, struct pt_regs *regs)
 {
-	goto_pc(regs, NEXT(addr));
+	kpa_goto_pc(regs, NEXT(addr));
 }
 NOKPROBE_SYMBOL(arm64_sim_nop);
 
 /* B: imm26. */
 void arm64_sim_b(u32 insn, long addr, struct pt_regs *regs)
 {
-	goto_pc(regs, addr + branch_offset(insn, 0, 26));
+	kpa_goto_pc(regs, addr + kpa_branch_offset(insn, 0, 26));
 }
 NOKPROBE_SYMBOL(arm64_sim_b);
 
@@ -73,7 +73,7 @@ NOKPROBE_SYMBOL(arm64_sim_b);
 void arm64_sim_bl(u32 insn, long addr, struct pt_regs *regs)
 {
 	regs->regs[30] = NEXT(addr);
-	goto_pc(regs, addr + branch_offset(insn, 0, 26));
+	kpa_goto_pc(regs, addr + kpa_branch_offset(insn, 0, 26));
 }
 NOKPROBE_SYMBOL(arm64_sim_bl);
 
@@ -82,23 +82,23 @@ void arm64_sim_b_cond(u32 insn, long addr, struct pt_regs *regs)
 {
 	bool taken = aarch32_opcode_cond_checks[insn & 0xf](regs->pstate);
 
-	goto_pc(regs, taken ? addr + branch_offset(insn, 5, 19) : NEXT(addr));
+	kpa_goto_pc(regs, taken ? addr + kpa_branch_offset(insn, 5, 19) : NEXT(addr));
 }
 NOKPROBE_SYMBOL(arm64_sim_b_cond);
 
 /* CBZ, CBNZ: bit 31 picks X or W, bit 24 CBNZ, imm19. */
 void arm64_sim_cbz(u32 insn, long addr, struct pt_regs *regs)
 {
-	u64 val = xreg(regs, RT(insn));
+	u64 val = kpa_xreg(regs, RT(insn));
 	bool zero;
 
 	if (!(insn & BIT(31)))
 		val = (u32)val;
 	zero = val == 0;
 	if (zero != !!(insn & BIT(24)))
-		goto_pc(regs, addr + branch_offset(insn, 5, 19));
+		kpa_goto_pc(regs, addr + kpa_branch_offset(insn, 5, 19));
 	else
-		goto_pc(regs, NEXT(addr));
+		kpa_goto_pc(regs, NEXT(addr));
 }
 NOKPROBE_SYMBOL(arm64_sim_cbz);
 
@@ -106,12 +106,12 @@ NOKPROBE_SYMBOL(arm64_sim_cbz);
 void arm64_sim_tbz(u32 insn, long addr, struct pt_regs *regs)
 {
 	unsigned int bit = ((insn >> 26) & 0x20) | ((insn >> 19) & 0x1f);
-	bool set = xreg(regs, RT(insn)) & BIT_ULL(bit);
+	bool set = kpa_xreg(regs, RT(insn)) & BIT_ULL(bit);
 
 	if (set == !!(insn & BIT(24)))
-		goto_pc(regs, addr + branch_offset(insn, 5, 14));
+		kpa_goto_pc(regs, addr + kpa_branch_offset(insn, 5, 14));
 	else
-		goto_pc(regs, NEXT(addr));
+		kpa_goto_pc(regs, NEXT(addr));
 }
 NOKPROBE_SYMBOL(arm64_sim_tbz);
 
@@ -122,11 +122,11 @@ NOKPROBE_SYMBOL(arm64_sim_tbz);
 /* BR, BLR, RET: the target in Xn, read before BLR writes x30. */
 void arm64_sim_br(u32 insn, long addr, struct pt_regs *regs)
 {
-	u64 target = xreg(regs, RN(insn));
+	u64 target = kpa_xreg(regs, RN(insn));
 
 	if (BR_OPC(insn) == BR_OPC_BLR)
 		regs->regs[30] = NEXT(addr);
-	goto_pc(regs, target);
+	kpa_goto_pc(regs, target);
 }
 NOKPROBE_SYMBOL(arm64_sim_br);
 
@@ -136,7 +136,7 @@ NOKPROBE_SYMBOL(arm64_sim_br);
  * the probed instruction would have, and do nothing where pointer
  * authentication is absent or off, as the probed one would have too.
  */
-static u64 pac_1716(bool auth, bool key_b, u64 ptr, u64 modifier)
+static u64 kpa_pac_1716(bool auth, bool key_b, u64 ptr, u64 modifier)
 {
 	register u64 x17 asm("x17") = ptr;
 	register u64 x16 asm("x16") = modifier;
@@ -151,7 +151,7 @@ static u64 pac_1716(bool auth, bool key_b, u64 ptr, u64 modifier)
 		asm volatile("hint #14" : "+r" (x17) : "r" (x16));
 	return x17;
 }
-NOKPROBE_SYMBOL(pac_1716);
+NOKPROBE_SYMBOL(kpa_pac_1716);
 
 /*
  * PACIAZ ... AUTIBSP (HINT 24 to 31) sign or authenticate x30.  Of the
@@ -163,8 +163,8 @@ void arm64_sim_pac_hint(u32 insn, long addr, struct pt_regs *regs)
 	unsigned int nr = (insn >> 5) & 7;
 	u64 modifier = (nr & 1) ? regs->sp : 0;
 
-	regs->regs[30] = pac_1716(nr & 4, nr & 2, regs->regs[30], modifier);
-	goto_pc(regs, NEXT(addr));
+	regs->regs[30] = kpa_pac_1716(nr & 4, nr & 2, regs->regs[30], modifier);
+	kpa_goto_pc(regs, NEXT(addr));
 }
 NOKPROBE_SYMBOL(arm64_sim_pac_hint);
 
@@ -182,16 +182,16 @@ void arm64_sim_br_auth(u32 insn, long addr, struct pt_regs *regs)
 		target = regs->regs[30];
 		modifier = regs->sp;
 	} else {
-		target = xreg(regs, RN(insn));
+		target = kpa_xreg(regs, RN(insn));
 		if (!(insn & BIT(24)))
 			modifier = 0;
 		else
 			modifier = rm == 31 ? regs->sp : regs->regs[rm];
 	}
-	target = pac_1716(true, insn & BIT(10), target, modifier);
+	target = kpa_pac_1716(true, insn & BIT(10), target, modifier);
 	if (BR_OPC(insn) == BR_OPC_BLR)
 		regs->regs[30] = NEXT(addr);
-	goto_pc(regs, target);
+	kpa_goto_pc(regs, target);
 }
 NOKPROBE_SYMBOL(arm64_sim_br_auth);
 
@@ -206,15 +206,15 @@ void arm64_sim_adr(u32 insn, long addr, struct pt_regs *regs)
 		val = (addr & ~0xfffUL) + off * SZ_4K;
 	else
 		val = addr + off;
-	set_xreg(regs, RT(insn), val);
-	goto_pc(regs, NEXT(addr));
+	kpa_set_xreg(regs, RT(insn), val);
+	kpa_goto_pc(regs, NEXT(addr));
 }
 NOKPROBE_SYMBOL(arm64_sim_adr);
 
 /* LDR Wt, LDR Xt, LDRSW (opc 00, 01, 10 in bits 31:30) from pc + imm19. */
 void arm64_sim_ldr_lit(u32 insn, long addr, struct pt_regs *regs)
 {
-	const void *src = (const void *)(addr + branch_offset(insn, 5, 19));
+	const void *src = (const void *)(addr + kpa_branch_offset(insn, 5, 19));
 	u64 val;
 
 	switch (insn >> 30) {
@@ -228,8 +228,8 @@ void arm64_sim_ldr_lit(u32 insn, long addr, struct pt_regs *regs)
 		val = (s64)(s32)get_unaligned((const u32 *)src);
 		break;
 	}
-	set_xreg(regs, RT(insn), val);
-	goto_pc(regs, NEXT(addr));
+	kpa_set_xreg(regs, RT(insn), val);
+	kpa_goto_pc(regs, NEXT(addr));
 }
 NOKPROBE_SYMBOL(arm64_sim_ldr_lit);
 
@@ -245,7 +245,7 @@ NOKPROBE_SYMBOL(arm64_sim_ldr_lit);
 			     "ldr q" #n ", [%0]" : : "r" (buf) : "memory"); \
 		break
 
-static void load_vreg(unsigned int n, const u64 *buf)
+static void kpa_load_vreg(unsigned int n, const u64 *buf)
 {
 	switch (n) {
 	LDR_Q(0); LDR_Q(1); LDR_Q(2); LDR_Q(3);
@@ -258,16 +258,16 @@ static void load_vreg(unsigned int n, const u64 *buf)
 	LDR_Q(28); LDR_Q(29); LDR_Q(30); LDR_Q(31);
 	}
 }
-NOKPROBE_SYMBOL(load_vreg);
+NOKPROBE_SYMBOL(kpa_load_vreg);
 
 /* LDR St, Dt, Qt (opc 00, 01, 10) from pc + imm19. */
 void arm64_sim_ldr_lit_fp(u32 insn, long addr, struct pt_regs *regs)
 {
-	const void *src = (const void *)(addr + branch_offset(insn, 5, 19));
+	const void *src = (const void *)(addr + kpa_branch_offset(insn, 5, 19));
 	u64 buf[2] __aligned(16) = { 0, 0 };
 
 	memcpy(buf, src, 4 << (insn >> 30));
-	load_vreg(RT(insn), buf);
-	goto_pc(regs, NEXT(addr));
+	kpa_load_vreg(RT(insn), buf);
+	kpa_goto_pc(regs, NEXT(addr));
 }
 NOKPROBE_SYMBOL(arm64_sim_ldr_lit_fp);
