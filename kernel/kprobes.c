@@ -11,12 +11,18 @@
  *
  * Locks, outermost first:
  *
+ *   event_mutex       trace_kprobe's and perf's, held around their calls
+ *                     into kprobes; never taken here.
  *   kprobe_mutex      table membership, aggregation, every probe's
  *                     flags, the gone list, the blacklist and the
  *                     optimizer's states and lists.  Held by every
  *                     registration, enable/disable, the module and
  *                     debugfs paths and the optimizer (which waits for
  *                     its grace period with no lock held).
+ *   ftrace_lock       ftrace's, taken by ftrace itself when
+ *                     kprobes_ftrace.c changes a filter or an ops, under
+ *                     kprobe_mutex and without the text lock: ftrace
+ *                     takes text_mutex inside it.
  *   cpus_read_lock    taken before text_mutex so that text pokes do not
  *                     race with CPU hotplug (guard kprobe_text).
  *   jump_label_lock   only to ask whether an address is a jump label.

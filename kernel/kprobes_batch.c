@@ -40,6 +40,7 @@ void __weak arch_arm_kprobes(struct kprobe **entries, int num)
 {
 	int i;
 
+	lockdep_assert_held(&text_mutex);
 	for (i = 0; i < num; i++)
 		arch_arm_kprobe(entries[i]);
 }
@@ -55,6 +56,7 @@ void __weak arch_disarm_kprobes(struct kprobe **entries, int num)
 {
 	int i;
 
+	lockdep_assert_held(&text_mutex);
 	for (i = 0; i < num; i++)
 		arch_disarm_kprobe(entries[i]);
 }

@@ -155,8 +155,10 @@ void __kprobe_opt_off(struct kprobe *entry)
 	struct optimized_kprobe *op = kprobe_opt_of(entry);
 
 	lockdep_assert_held(&kprobe_mutex);
-	if (op)
-		kprobe_opt_idle(op);
+	if (!op)
+		return;
+	lockdep_assert_held(&text_mutex);
+	kprobe_opt_idle(op);
 }
 
 /**
@@ -170,6 +172,7 @@ void kprobe_opt_off(struct kprobe *entry)
 	struct optimized_kprobe *op = kprobe_opt_of(entry);
 
 	lockdep_assert_held(&kprobe_mutex);
+	lockdep_assert_not_held(&text_mutex);
 	if (!op)
 		return;
 	if (op->state == KPROBE_OPT_ACTIVE) {
@@ -221,6 +224,7 @@ void kprobe_opt_update(struct kprobe *entry)
 	struct optimized_kprobe *op = kprobe_opt_of(entry);
 
 	lockdep_assert_held(&kprobe_mutex);
+	lockdep_assert_not_held(&text_mutex);
 	if (!op)
 		return;
 
@@ -386,6 +390,7 @@ static void kprobe_opt_run(struct work_struct *work)
  */
 void wait_for_kprobe_optimizer(void)
 {
+	lockdep_assert_not_held(&kprobe_mutex);
 	for (;;) {
 		scoped_guard(mutex, &kprobe_mutex) {
 			if (list_empty(&kprobe_opt_queue) &&

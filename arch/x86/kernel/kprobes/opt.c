@@ -32,6 +32,7 @@
  */
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/cpu.h>
 #include <linux/extable.h>
 #include <linux/ftrace.h>
 #include <linux/jump_label.h>
@@ -782,6 +783,7 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 	long disp;
 	int size;
 
+	lockdep_assert_cpus_held();
 	if (!IS_ENABLED(CONFIG_X86_64))
 		return -EOPNOTSUPP;
 
