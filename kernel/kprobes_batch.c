@@ -28,58 +28,6 @@ static int kprobe_pass_nr;
 /* register_kprobes() of more than one probe is under way */
 bool kprobe_batching;
 
-/**
- * arch_arm_kprobes() - arm several table entries in one pass
- * @entries: breakpoint (not ftrace) entries, none armed
- * @num: how many
- *
- * Called with the text lock held.  An architecture that can synchronize
- * the other CPUs once for all of them overrides this.
- */
-void __weak arch_arm_kprobes(struct kprobe **entries, int num)
-{
-	int i;
-
-	lockdep_assert_held(&text_mutex);
-	for (i = 0; i < num; i++)
-		arch_arm_kprobe(entries[i]);
-}
-
-/**
- * arch_disarm_kprobes() - disarm several table entries in one pass
- * @entries: armed breakpoint entries, none optimized
- * @num: how many
- *
- * As arch_arm_kprobes(), the other way.
- */
-void __weak arch_disarm_kprobes(struct kprobe **entries, int num)
-{
-	int i;
-
-	lockdep_assert_held(&text_mutex);
-	for (i = 0; i < num; i++)
-		arch_disarm_kprobe(entries[i]);
-}
-
-/**
- * arch_kprobe_batch_begin() - a registration starts, of a batch or one probe
- *
- * Called with kprobe_mutex held, which is held until
- * arch_kprobe_batch_end(): until then no probed text is freed, and what
- * the architecture learns about a function's instructions stays true.
- * What it keeps longer it forgets in arch_kprobe_forget_text().
- */
-void __weak arch_kprobe_batch_begin(void)
-{
-}
-
-/**
- * arch_kprobe_batch_end() - the registration is over
- */
-void __weak arch_kprobe_batch_end(void)
-{
-}
-
 /*
  * Order the first @n entries of the pass: breakpoints first, then the
  * probes on ftrace sites, which ftrace arms and disarms in a pass of its

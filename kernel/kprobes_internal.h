@@ -101,6 +101,53 @@ struct kprobe *__unregister_kprobe_top(struct kprobe *p);
 void __unregister_kprobe_bottom(struct kprobe *entry);
 void kprobe_leave_table(struct kprobe *entry);
 
+/*
+ * The architecture's side of a batch.  An architecture that has its own
+ * defines the name in <asm/kprobes.h> (#define arch_arm_kprobes
+ * arch_arm_kprobes) and declares the function there.
+ */
+#ifndef arch_arm_kprobes
+/*
+ * Arm @num breakpoint entries, none armed yet, in one pass over the text,
+ * with the text lock held.  An architecture that can synchronize the
+ * other CPUs once for all of them has its own.
+ */
+static inline void arch_arm_kprobes(struct kprobe **entries, int num)
+{
+	int i;
+
+	lockdep_assert_held(&text_mutex);
+	for (i = 0; i < num; i++)
+		arch_arm_kprobe(entries[i]);
+}
+#endif
+
+#ifndef arch_disarm_kprobes
+/* As arch_arm_kprobes(), the other way: the entries are not optimized. */
+static inline void arch_disarm_kprobes(struct kprobe **entries, int num)
+{
+	int i;
+
+	lockdep_assert_held(&text_mutex);
+	for (i = 0; i < num; i++)
+		arch_disarm_kprobe(entries[i]);
+}
+#endif
+
+#ifndef arch_kprobe_batch_begin
+/*
+ * A registration starts, of a batch or of one probe.  kprobe_mutex is
+ * held until arch_kprobe_batch_end(): until then no probed text is freed,
+ * and what the architecture learns about a function's instructions stays
+ * true.  What it keeps longer it forgets in arch_kprobe_forget_text().
+ */
+static inline void arch_kprobe_batch_begin(void) { }
+#endif
+
+#ifndef arch_kprobe_batch_end
+static inline void arch_kprobe_batch_end(void) { }
+#endif
+
 /* kprobes_batch.c: one pass over the text for many probes */
 extern bool kprobe_batching;
 int kprobe_register_batch(void *entries, int num,
@@ -134,6 +181,18 @@ static inline bool arch_kprobe_hits_counted(void)
 
 /* kprobes_opt.c: jump optimization, see the lock order in kprobes.c */
 #ifdef CONFIG_OPTPROBES
+#ifndef arch_optimized_kprobe_needs_wait
+/*
+ * May a task be inside @op's region, so that the optimizer must wait for
+ * a grace period before the jump goes in?  Not when the jump replaces a
+ * single instruction; the architecture that knows says so.
+ */
+static inline bool arch_optimized_kprobe_needs_wait(struct optimized_kprobe *op)
+{
+	return true;
+}
+#endif
+
 void __init kprobe_opt_init(void);
 bool kprobe_opt_is_on(void);
 bool kprobe_opt_unprepared(struct kprobe_aggr *aggr);

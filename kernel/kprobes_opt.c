@@ -183,21 +183,6 @@ void kprobe_opt_off(struct kprobe *entry)
 	}
 }
 
-/**
- * arch_optimized_kprobe_needs_wait() - may a task be inside @op's region?
- * @op: a prepared probe
- *
- * When the jump replaces a single instruction, no task can be in the
- * middle of what it replaces, and the jump may go in at once.
- *
- * Return: true (the default) when the optimizer must wait for a grace
- * period first.
- */
-bool __weak arch_optimized_kprobe_needs_wait(struct optimized_kprobe *op)
-{
-	return true;
-}
-
 /* IDLE to ACTIVE without the optimizer: see the hook above. */
 static void kprobe_opt_now(struct optimized_kprobe *op)
 {

@@ -357,16 +357,6 @@ extern struct kretprobe_blackpoint kretprobe_blacklist[];
 int arch_prepare_kprobe(struct kprobe *p);
 void arch_arm_kprobe(struct kprobe *p);
 void arch_disarm_kprobe(struct kprobe *p);
-/*
- * Batches (weak defaults in kernel/kprobes.c): arm or disarm @num table
- * entries in one pass over the text, with the text lock held; and the
- * bounds of a registration (a batch, or one probe), between which the
- * text of the functions being probed cannot change.
- */
-void arch_arm_kprobes(struct kprobe **entries, int num);
-void arch_disarm_kprobes(struct kprobe **entries, int num);
-void arch_kprobe_batch_begin(void);
-void arch_kprobe_batch_end(void);
 #ifndef arch_kprobe_forget_text
 /*
  * Some text goes (a module, init text): forget what was kept about the
@@ -498,7 +488,6 @@ void arch_unoptimize_kprobes(struct list_head *oplist,
 void arch_unoptimize_kprobe(struct optimized_kprobe *op);
 int arch_within_optimized_kprobe(struct optimized_kprobe *op,
 				 kprobe_opcode_t *addr);
-bool arch_optimized_kprobe_needs_wait(struct optimized_kprobe *op);
 void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
 
 DEFINE_INSN_CACHE_OPS(optinsn);

@@ -68,6 +68,11 @@ void __kretprobe_trampoline(void);
 /* Run the one-instruction slot @slot (ending in RET) on @regs. */
 void arm64_kprobe_run_insn(struct pt_regs *regs, kprobe_opcode_t *slot);
 unsigned long arm64_kretprobe_return(struct pt_regs *regs);
+/* A batch's BRKs written with one stop_machine (the default: one each). */
+void arch_arm_kprobes(struct kprobe **entries, int num);
+#define arch_arm_kprobes arch_arm_kprobes
+void arch_disarm_kprobes(struct kprobe **entries, int num);
+#define arch_disarm_kprobes arch_disarm_kprobes
 /*
  * A hit through BRK runs with every exception masked until it is over,
  * its step included; the ftrace-site trampoline and the return

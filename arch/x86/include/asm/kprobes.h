@@ -101,6 +101,23 @@ void __kretprobe_trampoline(void);
 void arch_kprobe_forget_text(void);
 #define arch_kprobe_forget_text arch_kprobe_forget_text
 /*
+ * Batches (kernel/kprobes_internal.h has the defaults): one text_poke
+ * pass for all of a batch's int3s, and the function maps a registration
+ * keeps.
+ */
+void arch_arm_kprobes(struct kprobe **entries, int num);
+#define arch_arm_kprobes arch_arm_kprobes
+void arch_disarm_kprobes(struct kprobe **entries, int num);
+#define arch_disarm_kprobes arch_disarm_kprobes
+void arch_kprobe_batch_begin(void);
+#define arch_kprobe_batch_begin arch_kprobe_batch_begin
+void arch_kprobe_batch_end(void);
+#define arch_kprobe_batch_end arch_kprobe_batch_end
+struct optimized_kprobe;
+/* A jump over a single instruction goes in at once. */
+bool arch_optimized_kprobe_needs_wait(struct optimized_kprobe *op);
+#define arch_optimized_kprobe_needs_wait arch_optimized_kprobe_needs_wait
+/*
  * A hit through int3 runs with interrupts off until it is over, its slot
  * included; the ftrace handler, detour buffers and the return trampoline
  * open hit sections (kernel/kprobes_hits.c).
