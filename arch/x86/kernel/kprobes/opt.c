@@ -288,6 +288,13 @@ static int kpx_emit_detour(struct optimized_kprobe *op, u8 *img,
 	return region_at;
 }
 
+/*
+ * Opcodes the scan looks for that text-patching.h does not name: group 5
+ * (whose /4 and /5 are indirect JMPs) and STD, which sets DF.
+ */
+#define KPX_GRP5_OPCODE		0xff
+#define KPX_STD_OPCODE		0xfd
+
 /* Where a direct branch at @pos goes, or 0 if @insn is none. */
 static unsigned long kpx_branch_target(struct insn *insn, unsigned long pos)
 {
@@ -297,9 +304,9 @@ static unsigned long kpx_branch_target(struct insn *insn, unsigned long pos)
 	switch (op0) {
 	case 0x70 ... 0x7f:		/* Jcc rel8 */
 	case 0xe0 ... 0xe3:		/* LOOP family, JrCXZ */
-	case 0xe8:			/* CALL rel32 */
-	case 0xe9:			/* JMP rel32 */
-	case 0xeb:			/* JMP rel8 */
+	case CALL_INSN_OPCODE:
+	case JMP32_INSN_OPCODE:
+	case JMP8_INSN_OPCODE:
 		break;
 	case 0x0f:
 		if (op1 >= 0x80 && op1 <= 0x8f)	/* Jcc rel32 */
@@ -315,7 +322,7 @@ static bool kpx_indirect_jump(struct insn *insn)
 {
 	u8 reg = X86_MODRM_REG(insn->modrm.bytes[0]);
 
-	return insn->opcode.bytes[0] == 0xff && (reg == 4 || reg == 5);
+	return insn->opcode.bytes[0] == KPX_GRP5_OPCODE && (reg == 4 || reg == 5);
 }
 
 /*
@@ -441,19 +448,20 @@ void kprobe_x86_opt_batch_end(void)
 static bool kpx_scan_lands(struct kpx_scan *scan, unsigned long to)
 {
 	unsigned long *more;
+	unsigned int max;
 
 	if (to < scan->start || to >= scan->end)
 		return true;
 	if (scan->nr == scan->max) {
-		more = kvmalloc_array(scan->max * 2 + 64, sizeof(*more),
-				      GFP_KERNEL);
+		max = scan->max * 2 + 64;
+		more = kvmalloc_array(max, sizeof(*more), GFP_KERNEL);
 		if (!more)
 			return false;
 		if (scan->nr)
 			memcpy(more, scan->landing, scan->nr * sizeof(*more));
 		kvfree(scan->landing);
 		scan->landing = more;
-		scan->max = scan->max * 2 + 64;
+		scan->max = max;
 	}
 	scan->landing[scan->nr++] = to;
 	return true;
@@ -471,7 +479,7 @@ static const char *kpx_scan_walk(struct kpx_scan *scan, unsigned long from,
 	for (pos = from; pos < to; pos += insn.length) {
 		if (kprobe_x86_fetch(pos, buf, &insn))
 			return "bytes in the function that do not decode";
-		if (insn.opcode.bytes[0] == 0xfd)
+		if (insn.opcode.bytes[0] == KPX_STD_OPCODE)
 			scan->std = true;
 		if (kpx_indirect_jump(&insn))
 			return "an indirect jump in the function (a jump table?)";
