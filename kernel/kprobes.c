@@ -745,7 +745,10 @@ int disable_kprobe(struct kprobe *kp)
 }
 EXPORT_SYMBOL_GPL(disable_kprobe);
 
-/* For debugfs: buckets of the table, then the gone list. */
+/*
+ * For the walks of every entry (debugfs, the optimizer, ftrace sites):
+ * buckets of the table, then the gone list.
+ */
 struct hlist_head *kprobe_list_bucket(unsigned int idx)
 {
 	lockdep_assert_held(&kprobe_mutex);

@@ -161,6 +161,8 @@ int kprobe_x86_relocate(struct kprobe *p, struct insn *insn, u8 *image,
 bool kprobe_x86_boostable(struct kprobe *p);
 const char *kprobe_x86_copyable(unsigned long addr, struct insn *insn, u8 *buf);
 bool kprobe_x86_batching(void);
+
+/* opt.c */
 #ifdef CONFIG_OPTPROBES
 void kprobe_x86_opt_batch_end(void);
 #if IS_ENABLED(CONFIG_KUNIT)

@@ -3,7 +3,7 @@
  * x86 kprobes: breakpoints and out-of-line execution.
  *
  * An armed probe has int3 in the first byte of its instruction. When it
- * traps, the handlers run, then the instruction takes effect in one of two
+ * traps, the handlers run, then the instruction takes effect in one of three
  * ways:
  *
  *  - it runs from the probe's slot, a copy followed by an int3, with IF
