@@ -235,13 +235,17 @@ series_checkpatch() {
 # usual build directories, so each step is an incremental build; the tree
 # is composed again at the end.
 bisect_series() {
-	local head c i=0 n a bad=0
+	local head c i=0 n a bad=0 from
 	head=$(series_commits)
 	n=$(git -C "$KP_BASE_SRC" rev-list --count base.."$head")
 	[ "$n" = 0 ] && { stage "no patches to check"; return 0; }
 	ensure_src_worktree
+	# --last N: only the last N patches (the earlier ones built before).
+	from=$((n - ${KP_LAST:-$n}))
+	((from > 0)) || from=0
 	for c in $(git -C "$KP_BASE_SRC" rev-list --reverse base.."$head"); do
 		i=$((i + 1))
+		((i > from)) || continue
 		git -C "$KP_SRC" reset -q --hard "$c"
 		for a in $KP_ARCHES; do
 			build_vars project "$a" 0
@@ -253,5 +257,5 @@ bisect_series() {
 	done
 	compose
 	((bad == 0)) || die "$bad build(s) failed along the series"
-	stage "all $n patches build on: $KP_ARCHES"
+	stage "all $((n - from)) of the series' $n patches checked build on: $KP_ARCHES"
 }
