@@ -576,9 +576,16 @@ void unregister_kprobe(struct kprobe *p)
 }
 EXPORT_SYMBOL_GPL(unregister_kprobe);
 
-static int register_kprobe_entry(void *entries, int i)
+/* A batch of register_kprobes(), or register_kprobe()'s batch of one. */
+struct kprobe_batch_kps {
+	struct kprobe_batch batch;
+	struct kprobe **kps;
+};
+
+static int register_kprobe_entry(struct kprobe_batch *batch, int i)
 {
-	return __register_kprobe(((struct kprobe **)entries)[i]);
+	return __register_kprobe(container_of(batch, struct kprobe_batch_kps,
+					      batch)->kps[i]);
 }
 
 /**
@@ -593,10 +600,14 @@ static int register_kprobe_entry(void *entries, int i)
  */
 int register_kprobe(struct kprobe *p)
 {
+	struct kprobe_batch_kps b = {
+		.batch.reg = register_kprobe_entry,
+		.kps = &p,
+	};
 	int registered;
 
 	/* A batch of one keeps what it learns about the function. */
-	return kprobe_register_batch(&p, 1, register_kprobe_entry, &registered);
+	return kprobe_register_batch(&b.batch, 1, &registered);
 }
 EXPORT_SYMBOL_GPL(register_kprobe);
 
@@ -611,9 +622,12 @@ EXPORT_SYMBOL_GPL(register_kprobe);
  */
 int register_kprobes(struct kprobe **kps, int num)
 {
+	struct kprobe_batch_kps b = {
+		.batch.reg = register_kprobe_entry,
+		.kps = kps,
+	};
 	int registered;
-	int ret = kprobe_register_batch(kps, num, register_kprobe_entry,
-					&registered);
+	int ret = kprobe_register_batch(&b.batch, num, &registered);
 
 	if (ret && registered)
 		unregister_kprobes(kps, registered);

@@ -138,11 +138,11 @@ void kprobe_disarm_later(struct kprobe *entry)
 }
 
 /*
- * Register entries 0 to @num - 1 of a batch with @reg, stopping at the
- * first failure.  *@registered tells the caller how many to roll back.
+ * Register entries 0 to @num - 1 of @batch with its ->reg(), stopping at
+ * the first failure.  *@registered tells the caller how many to roll back.
  */
-int kprobe_register_batch(void *entries, int num,
-			  int (*reg)(void *entries, int i), int *registered)
+int kprobe_register_batch(struct kprobe_batch *batch, int num,
+			  int *registered)
 {
 	int i, ret = 0;
 
@@ -159,7 +159,7 @@ int kprobe_register_batch(void *entries, int num,
 	arch_kprobe_batch_begin();
 	kprobe_batching = num > 1;
 	for (i = 0; i < num && !ret; i++)
-		ret = reg(entries, i);
+		ret = batch->reg(batch, i);
 	*registered = ret ? i - 1 : i;
 	/* Also after a failure: the caller unregisters them as usual. */
 	kprobe_run_arm_pass();

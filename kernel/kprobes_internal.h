@@ -150,8 +150,16 @@ static inline void arch_kprobe_batch_end(void) { }
 
 /* kprobes_batch.c: one pass over the text for many probes */
 extern bool kprobe_batching;
-int kprobe_register_batch(void *entries, int num,
-			  int (*reg)(void *entries, int i), int *registered);
+/*
+ * A batch registration: ->reg() registers its entry @i, with kprobe_mutex
+ * held.  Callers embed it beside their array of entries.
+ */
+struct kprobe_batch {
+	int (*reg)(struct kprobe_batch *batch, int i);
+};
+
+int kprobe_register_batch(struct kprobe_batch *batch, int num,
+			  int *registered);
 void kprobe_arm_later(struct kprobe *p);
 void kprobe_disarm_later(struct kprobe *entry);
 void kprobe_run_disarm_pass(void);

@@ -200,15 +200,17 @@ static void kretprobe_pools_discard(void **pools, int num)
 }
 
 struct kretprobe_batch {
+	struct kprobe_batch batch;
 	struct kretprobe **rps;
 	void **pools;
 };
 
-static int kretprobe_batch_entry(void *entries, int i)
+static int kretprobe_batch_entry(struct kprobe_batch *batch, int i)
 {
-	struct kretprobe_batch *batch = entries;
+	struct kretprobe_batch *b = container_of(batch, struct kretprobe_batch,
+						 batch);
 
-	return __register_kretprobe(batch->rps[i], &batch->pools[i]);
+	return __register_kretprobe(b->rps[i], &b->pools[i]);
 }
 
 /*
@@ -220,12 +222,15 @@ static int kretprobe_batch_entry(void *entries, int i)
 static int kretprobe_register_batch(struct kretprobe **rps, int num,
 				    void **pools)
 {
-	struct kretprobe_batch batch = { .rps = rps, .pools = pools };
+	struct kretprobe_batch b = {
+		.batch.reg = kretprobe_batch_entry,
+		.rps = rps,
+		.pools = pools,
+	};
 	int registered, ret;
 
 	kretprobe_pools_make(rps, num, pools);
-	ret = kprobe_register_batch(&batch, num, kretprobe_batch_entry,
-				    &registered);
+	ret = kprobe_register_batch(&b.batch, num, &registered);
 	kretprobe_pools_discard(pools, num);
 	if (ret && registered)
 		unregister_kretprobes(rps, registered);
