@@ -2234,6 +2234,45 @@ static void probe_on_rcu_list_check(struct kunit *test)
 }
 
 /*
+ * An int3 trap at the ftrace site a probe rides is not the probe's: ftrace
+ * puts int3s there while it patches the site, and a CPU may still run one
+ * that has just been taken out again.  Such a probe has no copy of its
+ * instruction to run, so taking the trap as its hit would jump to address
+ * zero.  The trap is handed to the code at the site again, and the
+ * probe's handlers do not run.
+ */
+static void x86_int3_on_ftrace_site_not_ours(struct kunit *test)
+{
+#ifdef CONFIG_X86_64
+	struct site_probe *sp = site_probe_at(test, FTRACE_SITE_1, false);
+	void *site = entry_probe_addr(FTRACE_SITE_1);
+	struct pt_regs regs = {};
+	unsigned long flags;
+	int ours;
+
+	KUNIT_ASSERT_NOT_NULL(test, site);
+	KUNIT_ASSERT_EQ(test, reg_kprobe(test, &sp->kp), 0);
+	KUNIT_ASSERT_PTR_EQ(test, (void *)sp->kp.addr, site);
+	/* The site holds ftrace's call, not an int3: as after a late trap. */
+	KUNIT_ASSERT_NE(test, *(u8 *)site, INT3_INSN_OPCODE);
+	regs.cs = __KERNEL_CS;
+	regs.ip = (unsigned long)site + INT3_INSN_SIZE;
+	local_irq_save(flags);
+	ours = kprobe_int3_handler(&regs);
+	/* On a kernel that took the trap as the probe's hit: undo it. */
+	if (kprobe_running())
+		reset_current_kprobe();
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, ours, 1);
+	KUNIT_EXPECT_EQ(test, regs.ip, (unsigned long)site);
+	KUNIT_EXPECT_EQ(test, sp->pre_hits, 0);
+	unreg_kprobe(test, &sp->kp);
+#else
+	kunit_skip(test, "x86_64's int3 handler");
+#endif
+}
+
+/*
  * The ftrace handler takes an ops' only armed entry without a table
  * lookup (kprobe_ftrace_only()).  That shortcut must name the table
  * entry or nothing through aggregation, a second site, disable, enable,
@@ -4866,6 +4905,7 @@ static struct kunit_case kprobes_test_cases[] = {
 	KUNIT_CASE(probe_on_rcu_lockdep_check),
 	KUNIT_CASE(probe_on_rcu_list_check),
 	KUNIT_CASE(ftrace_only_entry_follows_table),
+	KUNIT_CASE(x86_int3_on_ftrace_site_not_ours),
 	KUNIT_CASE(ftrace_entry_is_the_site),
 	KUNIT_CASE(ftrace_batch),
 	KUNIT_CASE(ftrace_batch_refused),

@@ -31,6 +31,7 @@
 #include <linux/sched.h>
 #include <linux/set_memory.h>
 #include <linux/string.h>
+#include <kunit/visibility.h>
 
 #include <asm/extable.h>
 #include <asm/processor-flags.h>
@@ -41,6 +42,8 @@
 #include "common.h"
 
 DEFINE_PER_CPU(struct kprobe *, current_kprobe);
+/* lib/test_kprobes.c undoes a hit it provoked by hand. */
+EXPORT_SYMBOL_IF_KUNIT(current_kprobe);
 DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 
 /* Nothing to set up beyond what the core does. */
@@ -413,9 +416,19 @@ static void kpx_hit(struct kprobe *p, struct pt_regs *regs)
 NOKPROBE_SYMBOL(kpx_hit);
 
 /*
- * No probe at @addr. If its int3 is already gone, another CPU disarmed the
- * probe after we trapped: run what is there now. Otherwise the int3 is not
- * ours.
+ * Does @p put an int3 at its address? Not when it rides an ftrace site:
+ * ftrace calls it, and it has neither a slot nor an emulation to run its
+ * instruction with (one armed as a breakpoint instead is prepared first).
+ */
+static nokprobe_inline bool kpx_has_int3(struct kprobe *p)
+{
+	return p->ainsn.slot || kprobe_x86_emulated(p);
+}
+
+/*
+ * No probe of ours at @addr. If its int3 is already gone, another CPU
+ * disarmed the probe after we trapped: run what is there now. Otherwise
+ * the int3 is not ours.
  */
 static int kpx_stray_int3(kprobe_opcode_t *addr, struct pt_regs *regs)
 {
@@ -447,8 +460,12 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	if (cur && kpx_slot_returned(cur, addr, regs))
 		return 1;
 
+	/*
+	 * An int3 on the ftrace site that a probe rides is ftrace's own, or
+	 * one it has already taken out again: never the probe's.
+	 */
 	p = get_kprobe(addr);
-	if (!p)
+	if (!p || !kpx_has_int3(p))
 		return kpx_stray_int3(addr, regs);
 
 	if (cur)
@@ -458,6 +475,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	return 1;
 }
 NOKPROBE_SYMBOL(kprobe_int3_handler);
+EXPORT_SYMBOL_IF_KUNIT(kprobe_int3_handler);
 
 /*
  * A fault while a kprobe is running. If it was the copy in the slot that
