@@ -2260,8 +2260,7 @@ static void x86_int3_on_ftrace_site_not_ours(struct kunit *test)
 	local_irq_save(flags);
 	ours = kprobe_int3_handler(&regs);
 	/* On a kernel that took the trap as the probe's hit: undo it. */
-	if (kprobe_running())
-		reset_current_kprobe();
+	kprobe_x86_forget_hit();
 	local_irq_restore(flags);
 	KUNIT_EXPECT_EQ(test, ours, 1);
 	KUNIT_EXPECT_EQ(test, regs.ip, (unsigned long)site);

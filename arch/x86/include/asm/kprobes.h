@@ -96,6 +96,9 @@ struct kprobe_ctlblk {
 void arch_remove_kprobe(struct kprobe *p);
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
 int kprobe_int3_handler(struct pt_regs *regs);
+#if IS_ENABLED(CONFIG_KUNIT)
+void kprobe_x86_forget_hit(void);
+#endif
 void __kretprobe_trampoline(void);
 /* The instruction map of the function probed last is kept until then. */
 void arch_kprobe_forget_text(void);

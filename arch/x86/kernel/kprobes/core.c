@@ -42,8 +42,6 @@
 #include "common.h"
 
 DEFINE_PER_CPU(struct kprobe *, current_kprobe);
-/* lib/test_kprobes.c undoes a hit it provoked by hand. */
-EXPORT_SYMBOL_IF_KUNIT(current_kprobe);
 DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 
 /* Nothing to set up beyond what the core does. */
@@ -476,6 +474,15 @@ int kprobe_int3_handler(struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(kprobe_int3_handler);
 EXPORT_SYMBOL_IF_KUNIT(kprobe_int3_handler);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For lib/test_kprobes.c: undo a hit it provoked by hand, if one began. */
+void kprobe_x86_forget_hit(void)
+{
+	reset_current_kprobe();
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_x86_forget_hit);
+#endif
 
 /*
  * A fault while a kprobe is running. If it was the copy in the slot that
