@@ -32,7 +32,7 @@ extern struct mutex kprobe_mutex;
  * for the one disarming pass.  Only while kprobe_mutex is held.
  */
 #define KPROBE_FLAG_ARM_PENDING		BIT(29)
-#define KPROBE_FLAG_DISARM_PENDING		BIT(28)
+#define KPROBE_FLAG_DISARM_PENDING	BIT(28)
 /*
  * An entry that rides an ftrace site is armed as a breakpoint on its own
  * instruction instead (kprobes_ftrace.c, "Traps"); that breakpoint has
