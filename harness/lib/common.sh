@@ -281,10 +281,6 @@ arch_boots() {
 	)
 }
 
-busybox_for() {
-	arch_fact "$1" KP_BUSYBOX
-}
-
 # The build directory's and the run's suffix for the kernel flavour
 # (KP_DISTRO): none for the small config, "-distro" for the config that
 # follows Debian's (harness/lib/distro.sh), "-distro-whole" and

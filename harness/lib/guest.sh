@@ -11,7 +11,7 @@ make_initramfs() {
 	local root=$KP_BUILD_OUT/initramfs img=$KP_BUILD_OUT/initramfs.cpio
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,kp/bin,kp/ext,lib}
-	cp "$(busybox_for "$KP_ARCH")" "$root/bin/busybox"
+	cp "$KP_BUSYBOX" "$root/bin/busybox"
 	cp "$KP_HARNESS/guest/init" "$root/init"
 	chmod 755 "$root/init"
 	cp "$KP_HARNESS/guest/lib.sh" "$root/kp/"
