@@ -1,25 +1,234 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What test_kprobes.c writes in assembly on x86_64, declared for its C
- * code. Included on x86_64 only.
+ * What the files of the kprobes KUnit module (lib/test_kprobes_*.c) share:
+ * the functions the probes sit on, the probe that records what its
+ * handlers saw, and registration that KUnit undoes when a case fails.
+ * test_kprobes_common.c defines them.
  */
 #ifndef _LIB_TEST_KPROBES_H
 #define _LIB_TEST_KPROBES_H
 
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kprobes.h>
+#include <linux/objtool.h>
+#include <linux/ptrace.h>
 #include <linux/types.h>
 
-/* Returns, indirect jumps and a prefixed call, written as whole functions. */
+/*
+ * kprobes_test_marked() moves MARK_BEFORE and then MARK_AFTER into one fixed
+ * register.  A probe on the second move sees MARK_BEFORE in that register
+ * before the instruction and MARK_AFTER after it.
+ */
+#if defined(CONFIG_RISCV)
+/* Small enough for one addi each */
+#define MARK_BEFORE	0x123
+#define MARK_AFTER	0x5a5
+#else
+#define MARK_BEFORE	0x1234
+#define MARK_AFTER	0x5a5a
+#endif
+
+#if defined(CONFIG_X86)
+#define HAVE_MARK	1
+/* The int3 (or the ftrace call) has executed when the pre_handler runs. */
+#define PROBE_IP_BIAS	1
+/* mov $imm32, %eax: opcode 0xb8, then the immediate, little endian */
+#define MARK_LEN	5
+#define MARK_STEP	1
+#elif defined(CONFIG_ARM64)
+#define HAVE_MARK	1
+#define PROBE_IP_BIAS	0
+/* movz w9, #MARK_AFTER */
+#define MARK_LEN	4
+#define MARK_STEP	4
+#define MARK_WORD	(0x52800000u | (MARK_AFTER << 5) | 9)
+#elif defined(CONFIG_RISCV)
+#define HAVE_MARK	1
+#define PROBE_IP_BIAS	0
+/* addi t0, zero, MARK_AFTER; compressed code aligns on two bytes */
+#define MARK_LEN	4
+#define MARK_STEP	2
+#define MARK_WORD	((MARK_AFTER << 20) | (5 << 7) | 0x13)
+#else
+#define HAVE_MARK	0
+#define PROBE_IP_BIAS	0
+#define MARK_LEN	1
+#define MARK_STEP	1
+#endif
+
+/* Where the suites know how to read a function's first argument. */
+#define HAVE_FIRST_ARG	(IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64) || \
+			 IS_ENABLED(CONFIG_RISCV))
+
+#define TEST_ARG	41u
+#define SLEEPER_COOKIE	0x5ee9u
+#define EXIT_COOKIE	0xe817u
+#define OUTER_VALUE	0x0c7eu
+#define INNER_VALUE	0x1eafu
+#define STACK_DEPTH	32
+/* How long a helper thread waits to be released before giving up. */
+#define SLEEPER_PATIENCE	(10 * HZ)
+
+/* kprobes_test_stack_inner() prints a backtrace between these two lines. */
+#define DUMP_BEGIN	"kprobes_test: backtrace begins"
+#define DUMP_END	"kprobes_test: backtrace ends"
+
+/*
+ * A global label on a probed instruction.  The tables of cases hold its
+ * address as data; objtool, on a kernel with IBT, wants every address in
+ * data to be an ENDBR unless told that no indirect branch goes there.
+ */
+#define KPT_AT(name)	".globl " #name "\n" #name ":\n\t" ANNOTATE_NOENDBR
+
+/* The two moves, in every function that carries the mark */
+static __always_inline u32 kpt_mark_moves(void)
+{
+	u32 v;
+
+#if defined(CONFIG_X86)
+	asm volatile("movl $" __stringify(MARK_BEFORE) ", %0\n\t"
+		     "movl $" __stringify(MARK_AFTER) ", %0"
+		     : "=a" (v));
+#elif defined(CONFIG_ARM64)
+	asm volatile("mov w9, #" __stringify(MARK_BEFORE) "\n\t"
+		     "mov w9, #" __stringify(MARK_AFTER) "\n\t"
+		     "mov %w0, w9"
+		     : "=r" (v) : : "x9");
+#elif defined(CONFIG_RISCV)
+	asm volatile(".option push\n\t.option norvc\n\t"
+		     "addi t0, zero, " __stringify(MARK_BEFORE) "\n\t"
+		     "addi t0, zero, " __stringify(MARK_AFTER) "\n\t"
+		     ".option pop\n\t"
+		     "mv %0, t0"
+		     : "=r" (v) : : "t0");
+#else
+	v = MARK_AFTER;
+#endif
+	return v;
+}
+
+struct sleeper {
+	struct completion entered;
+	struct completion release;
+	struct completion done;
+	u32 result;
+	bool gave_up;
+};
+
+/* The levels of driver -> outer -> inner that note their return address */
+enum { LEVEL_OUTER, LEVEL_INNER, NR_LEVELS };
+
+struct stack_capture {
+	unsigned long entries[STACK_DEPTH];
+	unsigned int len;
+};
+
+/* Handler order: pre_handlers log the probe's letter, post_handlers it in lower case. */
+struct call_log {
+	char seq[24];
+	unsigned int len;
+};
+
+struct test_probe {
+	struct kprobe kp;
+	char id;
+	struct call_log *log;
+	u32 (*reenter)(u32 x);	/* called by the reentering handlers */
+	int pre_hits;
+	int post_hits;
+	unsigned long pre_ip;
+	unsigned long pre_arg;
+	unsigned long pre_mark;
+	bool pre_preemptible;
+	unsigned long post_ip;
+	unsigned long post_mark;
+	unsigned long post_flags;
+};
+
+static inline struct test_probe *to_test_probe(struct kprobe *kp)
+{
+	return container_of(kp, struct test_probe, kp);
+}
+
+/* Probes that count this task's waits for hits and large kmallocs. */
+struct alloc_watch {
+	struct test_probe *sync;
+	struct test_probe *large[2];
+};
+
+/* The functions the probes sit on */
+u32 kprobes_test_target(u32 x);
+u32 kprobes_test_other(u32 x);
+u32 kprobes_test_redirect(u32 x);
+u32 kprobes_test_marked(u32 x);
+u32 kprobes_test_blacklisted(u32 x);
+u32 kprobes_test_recurse(u32 depth);
+u32 kprobes_test_sleeper(struct sleeper *s);
+u32 kprobes_test_exit_inside(struct sleeper *s);
+unsigned long kprobes_test_stack_inner(void);
+unsigned long kprobes_test_stack_outer(void);
+unsigned long kprobes_test_stack_driver(void);
+
+/* What the stack functions note, and what a case asks of inner() */
+extern unsigned long kpt_stack_seen_ret[NR_LEVELS];
+extern struct stack_capture *kpt_inner_capture;
+extern void (*kpt_inner_hook)(void);
+extern bool kpt_inner_dump;
+void kpt_capture_stack(struct stack_capture *c);
+
+/* Layout facts about this module's own code */
+extern int kpt_mark_offset;
+unsigned long kpt_symbol_size(const void *fn);
+void kpt_mark_bytes(u8 *insn);
+int kpt_find_mark_in(const void *fn);
+void kpt_require_mark(struct kunit *test);
+kprobe_opcode_t *kpt_mark_addr(void);
+unsigned long kpt_first_arg(struct pt_regs *regs);
+int kpt_suite_init(struct kunit_suite *suite);
+
+/* The recording probe, and registration undone by KUnit */
+void kpt_log_call(struct call_log *log, char c);
+int kpt_record_pre(struct kprobe *kp, struct pt_regs *regs);
+void kpt_record_post(struct kprobe *kp, struct pt_regs *regs,
+		     unsigned long flags);
+struct test_probe *kpt_new_probe(struct kunit *test, char id,
+				 struct call_log *log);
+struct test_probe *kpt_probe_at(struct kunit *test, char id,
+				struct call_log *log, void *addr);
+void kpt_unregister_kprobe_action(void *kp);
+int kpt_reg_kprobe(struct kunit *test, struct kprobe *kp);
+void kpt_unreg_kprobe(struct kunit *test, struct kprobe *kp);
+void kpt_clear_for_reuse(struct kprobe *kp);
+void kpt_vfree_action(void *addr);
+
+/* Counting this task's calls of a function, and its large allocations */
+extern struct task_struct *kpt_sync_counted_task;
+int kpt_count_own_sync(struct kprobe *kp, struct pt_regs *regs);
+void kpt_alloc_watch_start(struct kunit *test, struct alloc_watch *w);
+void kpt_alloc_watch_expect(struct kunit *test, struct alloc_watch *w);
+
+/* A load with an exception-table fixup, on x86_64 and arm64 */
+extern const u8 kpt_at_fault[];
+
+#ifdef CONFIG_X86_64
+/*
+ * What test_kprobes_x86.c writes in assembly, declared for its C code:
+ * returns, indirect jumps and a prefixed call, written as whole functions,
+ * and the labels on probed instructions inside the test functions' asm.
+ */
 u32 kpt_insn_ret(u32 x);
 u32 kpt_insn_retimm(u32 x);
 u32 kpt_insn_ijmp(u32 x);
 u32 kpt_insn_ijmp_mem(u32 x);
 u32 kpt_insn_cscall(u32 x);
 
-/* Labels on probed instructions inside the test functions' asm. */
 extern const u8 kpt_at_jcc[], kpt_at_jmp[], kpt_at_loop[], kpt_at_rip[];
 extern const u8 kpt_at_call[], kpt_at_icall[], kpt_at_pushf[];
 extern const u8 kpt_at_cli[], kpt_at_sti[], kpt_at_popf[];
 extern const u8 kpt_at_ret[], kpt_at_retimm[], kpt_at_ijmp[], kpt_at_ijmp_mem[];
 extern const u8 kpt_at_cscall[], kpt_at_int3[];
+extern const u8 kpt_at_plain[], kpt_at_long[], kpt_at_repmovs[];
+#endif
 
 #endif /* _LIB_TEST_KPROBES_H */

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# The in-tree KUnit suites, built as modules: the core's (lib/test_kprobes.c;
-# some cases are x86_64's or arm64's only and compiled out elsewhere, so
-# the count differs per arch), and on x86 the jump optimization cases
+# The in-tree KUnit suites, built as modules: the core's (test_kprobes.ko,
+# lib/test_kprobes_*.c, a suite per concern; which suites and cases are
+# built differs per arch, see core_suites below), and on x86 the jump
+# optimization cases
 # (arch/x86/kernel/kprobes/kprobes_opt_kunit.c), on arm64 the instruction
 # class cases (arch/arm64/kernel/probes/kprobes_arm64_kunit.c).  Each arch's
 # own module is required there: a missing one fails.
@@ -22,9 +23,26 @@ built() {
 	[ -n "$(find /lib/modules -name "$1.ko")" ]
 }
 
+# The suites test_kprobes.ko must hold on this arch: kprobes_ftrace needs
+# CONFIG_KPROBES_ON_FTRACE (x86_64 and arm64; riscv64's config has no
+# dynamic ftrace), kprobes_x86 is x86_64's (lib/Makefile).
+core_suites() {
+	echo kprobes_core kprobes_batch kprobes_kretprobe
+	case $(kp_arch) in
+	x86_64) echo kprobes_ftrace kprobes_x86 ;;
+	aarch64) echo kprobes_ftrace ;;
+	esac
+}
+
 say "# kp-suite: kunit"
 if built test_kprobes; then
+	mark=$(klog_mark)
 	kunit_module test_kprobes modprobe test_kprobes
+	for s in $(core_suites); do
+		n=$(klog_count_since "$mark" "# Subtest: $s")
+		[ "$n" = 1 ] ||
+			missing_suite "$s" "test_kprobes.ko ran suite $s ${n} times, not once: see lib/Makefile and the suite's file, lib/test_kprobes_*.c"
+	done
 else
 	missing_suite test_kprobes "test_kprobes.ko was not built: CONFIG_KPROBES_SANITY_TEST=m is in harness/config/common.config"
 fi

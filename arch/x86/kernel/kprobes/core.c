@@ -476,7 +476,7 @@ NOKPROBE_SYMBOL(kprobe_int3_handler);
 EXPORT_SYMBOL_IF_KUNIT(kprobe_int3_handler);
 
 #if IS_ENABLED(CONFIG_KUNIT)
-/* For lib/test_kprobes.c: undo a hit it provoked by hand, if one began. */
+/* For lib/test_kprobes_ftrace.c: undo a hit it provoked by hand, if one began. */
 void kprobe_x86_forget_hit(void)
 {
 	reset_current_kprobe();

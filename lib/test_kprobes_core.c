@@ -1,0 +1,1306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite kprobes_core: where a probe may go and where it may not,
+ * what its handlers see, enabling and disabling, several probes at one
+ * place, faults in the probed instruction and in handlers, and a probe on
+ * this module's init text.
+ */
+#include <kunit/test.h>
+#include <linux/ctype.h>
+#include <linux/delay.h>
+#include <linux/ftrace.h>
+#include <linux/jump_label.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/ptrace.h>
+#include <linux/static_call.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#ifdef CONFIG_X86_64
+#include <asm/asm.h>
+#include <asm/extable.h>
+#include <asm/ibt.h>
+#include <asm/text-patching.h>
+#endif
+#ifdef CONFIG_ARM64
+#include <asm/asm-extable.h>
+#endif
+
+/* The core's internals that these cases look at, exported for KUnit only */
+#include "../kernel/kprobes_internal.h"
+#include "test_kprobes.h"
+
+/* Not text at all: registering a probe here must fail. */
+static u32 kprobes_test_data_object = 1;
+
+static int reenter_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct test_probe *tp = to_test_probe(kp);
+
+	tp->pre_hits++;
+	tp->reenter(TEST_ARG);
+	return 0;
+}
+
+static void reenter_post(struct kprobe *kp, struct pt_regs *regs,
+			 unsigned long flags)
+{
+	struct test_probe *tp = to_test_probe(kp);
+
+	tp->post_hits++;
+	tp->reenter(TEST_ARG);
+}
+
+/* Skips the probed function: the call returns what the redirect returns. */
+static int redirect_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	to_test_probe(kp)->pre_hits++;
+	instruction_pointer_set(regs, (unsigned long)kprobes_test_redirect);
+	return 1;
+}
+
+static unsigned long expected_ip(struct kprobe *kp)
+{
+	return (unsigned long)kp->addr + PROBE_IP_BIAS;
+}
+
+/* Where a case puts its probe: the entry, or an instruction further in. */
+enum probe_place { PLACE_ENTRY, PLACE_BODY };
+
+struct place_case {
+	const char *desc;
+	enum probe_place place;
+};
+
+static const struct place_case place_cases[] = {
+	{ "function entry", PLACE_ENTRY },
+	{ "inside the function", PLACE_BODY },
+};
+
+KUNIT_ARRAY_PARAM_DESC(place, place_cases, desc);
+
+/* Both places are in kprobes_test_marked(), which the case then calls. */
+static void *place_addr(struct kunit *test, enum probe_place place)
+{
+	if (place == PLACE_ENTRY)
+		return kprobes_test_marked;
+	kpt_require_mark(test);
+	return kpt_mark_addr();
+}
+
+/* Registration */
+
+/*
+ * Where a function's entry probe goes: past an ENDBR, if it has one (x86
+ * with IBT), since an int3 there would make an indirect call fault.  This
+ * file is built without ftrace call sites, so its own functions need no
+ * more than that.
+ */
+static unsigned long entry_probe_point(unsigned long fn)
+{
+#ifdef CONFIG_X86_64
+	u32 insn;
+
+	if (!copy_from_kernel_nofault(&insn, (void *)fn, sizeof(insn)) &&
+	    is_endbr(insn))
+		return fn + ENDBR_INSN_SIZE;
+#endif
+	return fn;
+}
+
+/*
+ * The size of the compiler-made preamble symbol at @addr (__pfx_ padding
+ * before a function with CALL_PADDING, __cfi_ with kCFI), or 0 when
+ * @addr starts something else.
+ */
+static unsigned long preamble_size(unsigned long addr)
+{
+	char buf[KSYM_SYMBOL_LEN];
+
+	sprint_symbol(buf, addr);
+	if (!str_has_prefix(buf, "__pfx_") && !str_has_prefix(buf, "__cfi_"))
+		return 0;
+	return kpt_symbol_size((void *)addr);
+}
+
+static void register_by_symbol(struct kunit *test)
+{
+	struct test_probe *tp = kpt_new_probe(test, 'A', NULL);
+	int i;
+
+	tp->kp.symbol_name = "kprobes_test_target";
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)tp->kp.addr,
+			entry_probe_point((unsigned long)kprobes_test_target));
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, kprobes_test_target(i), i * 3 + 1);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, tp->post_hits, 3);
+	KUNIT_EXPECT_TRUE(test, tp->kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+}
+
+static void register_by_address(struct kunit *test)
+{
+	const struct place_case *pc = test->param_value;
+	struct test_probe *tp;
+	int i;
+
+	tp = kpt_probe_at(test, 'A', NULL, place_addr(test, pc->place));
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	for (i = 0; i < 2; i++)
+		kprobes_test_marked(i);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, tp->post_hits, 2);
+	KUNIT_EXPECT_EQ(test, !!(tp->kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY),
+			pc->place == PLACE_ENTRY);
+}
+
+static void register_symbol_offset(struct kunit *test)
+{
+	struct test_probe *tp = kpt_new_probe(test, 'A', NULL);
+
+	kpt_require_mark(test);
+	tp->kp.symbol_name = "kprobes_test_marked";
+	tp->kp.offset = kpt_mark_offset;
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, tp->kp.addr, kpt_mark_addr());
+	KUNIT_EXPECT_FALSE(test, tp->kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+	KUNIT_EXPECT_EQ(test, kprobes_test_marked(1), MARK_AFTER + 1);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+	/* It fired at that very instruction, before it ran. */
+	KUNIT_EXPECT_EQ(test, tp->pre_mark, MARK_BEFORE);
+}
+
+/* addr plus offset, no symbol: what perf_event_open() passes. */
+static void register_address_offset(struct kunit *test)
+{
+	struct test_probe *tp = kpt_probe_at(test, 'A', NULL, kprobes_test_marked);
+
+	kpt_require_mark(test);
+	tp->kp.offset = kpt_mark_offset;
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, tp->kp.addr, kpt_mark_addr());
+	kprobes_test_marked(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, tp->pre_mark, MARK_BEFORE);
+}
+
+static void reject_address_and_symbol(struct kunit *test)
+{
+	struct test_probe *tp = kpt_probe_at(test, 'A', NULL, kprobes_test_target);
+
+	tp->kp.symbol_name = "kprobes_test_target";
+	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &tp->kp), -EINVAL);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+	/* Nothing was left behind: the address alone registers fine. */
+	tp->kp.symbol_name = NULL;
+	kpt_clear_for_reuse(&tp->kp);
+	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+}
+
+static void reject_no_location(struct kunit *test)
+{
+	struct test_probe *tp = kpt_new_probe(test, 'A', NULL);
+
+	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &tp->kp), -EINVAL);
+	tp->kp.offset = 4;
+	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &tp->kp), -EINVAL);
+}
+
+static void reject_unknown_symbol(struct kunit *test)
+{
+	struct test_probe *tp = kpt_new_probe(test, 'A', NULL);
+
+	tp->kp.symbol_name = "kprobes_test_no_such_function";
+	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &tp->kp), -ENOENT);
+}
+
+static void reject_inside_instruction(struct kunit *test)
+{
+	struct test_probe *tp = kpt_new_probe(test, 'A', NULL);
+	int off, ret;
+
+	kpt_require_mark(test);
+	for (off = 1; off < MARK_LEN; off++) {
+		tp->kp.symbol_name = "kprobes_test_marked";
+		tp->kp.offset = kpt_mark_offset + off;
+		kpt_clear_for_reuse(&tp->kp);
+		ret = kpt_reg_kprobe(test, &tp->kp);
+		if (IS_ENABLED(CONFIG_X86))
+			KUNIT_EXPECT_EQ_MSG(test, ret, -EILSEQ, "byte %d", off);
+		else
+			KUNIT_EXPECT_TRUE_MSG(test, ret == -EILSEQ || ret == -EINVAL,
+					      "byte %d: %d", off, ret);
+	}
+	kprobes_test_marked(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+}
+
+enum past_end { PAST_END_NEXT_ENTRY, PAST_END_LATER_INSN };
+
+struct offset_case {
+	const char *desc;
+	enum past_end where;
+};
+
+static const struct offset_case offset_cases[] = {
+	{ "sym+size(sym): the next function's entry", PAST_END_NEXT_ENTRY },
+	{ "sym+N: an instruction in a later function", PAST_END_LATER_INSN },
+};
+
+KUNIT_ARRAY_PARAM_DESC(offset, offset_cases, desc);
+
+/*
+ * "sym+N" past the end of sym is read through kallsyms, as the base does:
+ * it names whatever follows sym, an entry when it is one (probepoint.tc
+ * of ftracetest probes such offsets).
+ */
+static void offset_past_end_names_what_follows(struct kunit *test)
+{
+	const struct offset_case *oc = test->param_value;
+	unsigned long target = (unsigned long)kprobes_test_target;
+	unsigned long size = kpt_symbol_size(kprobes_test_target);
+	struct test_probe *tp = kpt_new_probe(test, 'A', NULL);
+	unsigned long want, pad;
+
+	KUNIT_ASSERT_GT(test, size, 0);
+	tp->kp.symbol_name = "kprobes_test_target";
+	if (oc->where == PAST_END_NEXT_ENTRY) {
+		/*
+		 * kallsyms sizes a symbol up to the one that follows it.  With
+		 * CALL_PADDING (or kCFI) that is the next function's preamble,
+		 * which the blacklist holds: refused, as the base refuses it.
+		 * The function itself starts right after.
+		 */
+		while ((pad = preamble_size(target + size))) {
+			tp->kp.offset = size;
+			KUNIT_EXPECT_EQ_MSG(test, kpt_reg_kprobe(test, &tp->kp), -EINVAL,
+					    "a probe in the preamble at sym+%#lx", size);
+			kpt_clear_for_reuse(&tp->kp);
+			size += pad;
+		}
+		want = entry_probe_point(target + size);
+		tp->kp.offset = size;
+	} else {
+		kpt_require_mark(test);
+		want = (unsigned long)kpt_mark_addr();
+		KUNIT_ASSERT_GE_MSG(test, want, target + size,
+				    "kprobes_test_marked() must follow kprobes_test_target()");
+		tp->kp.offset = want - target;
+	}
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)tp->kp.addr, want);
+	KUNIT_EXPECT_EQ(test, !!(tp->kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY),
+			oc->where == PAST_END_NEXT_ENTRY);
+	if (oc->where == PAST_END_LATER_INSN) {
+		KUNIT_EXPECT_EQ(test, kprobes_test_marked(1), MARK_AFTER + 1);
+		KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+		KUNIT_EXPECT_EQ(test, tp->pre_mark, MARK_BEFORE);
+	}
+}
+
+enum non_text { IN_DATA, ON_STACK, IN_HEAP };
+
+/*
+ * An address kallsyms cannot name is -ENOENT, as in the base; with
+ * KALLSYMS_ALL it names module data, which is then refused as no text.
+ */
+struct non_text_case {
+	const char *desc;
+	enum non_text where;
+	int err;
+};
+
+static const struct non_text_case non_text_cases[] = {
+	{ "module data", IN_DATA,
+	  IS_ENABLED(CONFIG_KALLSYMS_ALL) ? -EINVAL : -ENOENT },
+	{ "stack", ON_STACK, -ENOENT },
+	{ "heap", IN_HEAP, -ENOENT },
+};
+
+KUNIT_ARRAY_PARAM_DESC(non_text, non_text_cases, desc);
+
+static void reject_non_text(struct kunit *test)
+{
+	const struct non_text_case *nc = test->param_value;
+	struct test_probe *tp = kpt_new_probe(test, 'A', NULL);
+	u32 on_stack = 0;
+
+	switch (nc->where) {
+	case IN_DATA:
+		tp->kp.addr = (kprobe_opcode_t *)&kprobes_test_data_object;
+		break;
+	case ON_STACK:
+		tp->kp.addr = (kprobe_opcode_t *)&on_stack;
+		break;
+	case IN_HEAP:
+		tp->kp.addr = (kprobe_opcode_t *)tp;
+		break;
+	}
+	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &tp->kp), nc->err);
+	OPTIMIZER_HIDE_VAR(on_stack);
+}
+
+/* A symbol that must not take a probe, with the reason in @desc. */
+struct symbol_case {
+	const char *desc;
+	const char *symbol;
+};
+
+static void expect_symbol_rejected(struct kunit *test, const char *symbol)
+{
+	struct test_probe *tp = kpt_new_probe(test, 'A', NULL);
+
+	tp->kp.symbol_name = symbol;
+	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &tp->kp), -EINVAL);
+}
+
+static const struct symbol_case blacklist_cases[] = {
+	{ "NOKPROBE_SYMBOL in this module", "kprobes_test_blacklisted" },
+	{ "NOKPROBE_SYMBOL in the kernel", "notify_die" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(blacklist, blacklist_cases, desc);
+
+static void reject_blacklisted(struct kunit *test)
+{
+	const struct symbol_case *sc = test->param_value;
+
+	expect_symbol_rejected(test, sc->symbol);
+}
+
+/* The same for the module's blacklisted function given by address. */
+static void reject_blacklisted_address(struct kunit *test)
+{
+	struct test_probe *tp = kpt_probe_at(test, 'A', NULL,
+					 kprobes_test_blacklisted);
+
+	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &tp->kp), -EINVAL);
+	kprobes_test_blacklisted(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+}
+
+/* Do the blacklist entries on @list cover [@start, @end) without a gap? */
+static bool bl_covers(struct list_head *list, unsigned long start,
+		      unsigned long end)
+{
+	struct kprobe_blacklist_entry *ent;
+	unsigned long addr = start;
+	bool moved = true;
+
+	while (addr < end && moved) {
+		moved = false;
+		list_for_each_entry(ent, list, list) {
+			if (ent->start_addr <= addr && addr < ent->end_addr) {
+				addr = ent->end_addr;
+				moved = true;
+			}
+		}
+	}
+	return addr >= end;
+}
+
+static void bl_free(struct list_head *list)
+{
+	struct kprobe_blacklist_entry *ent, *tmp;
+
+	list_for_each_entry_safe(ent, tmp, list, list) {
+		list_del(&ent->list);
+		kfree(ent);
+	}
+}
+
+/*
+ * A blacklisted area is covered to its end even where kallsyms cannot size
+ * its text: an area that is no text at all, and one running from this
+ * module's text past its end.  Walked onto a list of our own, so the
+ * kernel's blacklist is left alone.
+ */
+static void blacklist_area_has_no_gap(struct kunit *test)
+{
+	unsigned long start, end;
+	LIST_HEAD(list);
+	void *buf;
+
+	buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	start = (unsigned long)buf;
+	KUNIT_EXPECT_EQ(test, kprobe_bl_add_area(&list, start, start + 64), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, bl_covers(&list, start, start + 64),
+			      "a gap in an area kallsyms cannot name");
+	bl_free(&list);
+
+	if (!IS_MODULE(CONFIG_KPROBES_SANITY_TEST))
+		kunit_skip(test, "built in: no module text to walk past");
+	start = (unsigned long)kprobes_test_blacklisted;
+	end = (unsigned long)THIS_MODULE->mem[MOD_TEXT].base +
+	      THIS_MODULE->mem[MOD_TEXT].size + PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, kprobe_bl_add_area(&list, start, end), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, bl_covers(&list, start, end),
+			      "a gap in an area running past the module's text");
+	bl_free(&list);
+}
+
+#ifdef __ARCH_WANT_KPROBES_INSN_SLOT
+static int insn_slots_dirty(void)
+{
+	guard(mutex)(&kprobe_insn_slots.mutex);
+	return kprobe_insn_slots.nr_garbage;
+}
+#endif
+
+/*
+ * A slot freed dirty (a CPU may still run in it) becomes free again once
+ * no task can be in it, without anyone having to allocate or free more
+ * slots to get it collected: the cache's count of dirty slots drops to 0.
+ */
+static void insn_slot_dirty_reclaimed(struct kunit *test)
+{
+#ifdef __ARCH_WANT_KPROBES_INSN_SLOT
+	kprobe_opcode_t *slot;
+	int i;
+
+	slot = get_insn_slot();
+	KUNIT_ASSERT_NOT_NULL(test, slot);
+	free_insn_slot(slot, 1);
+	KUNIT_EXPECT_GT(test, insn_slots_dirty(), 0);
+	for (i = 0; i < 200 && insn_slots_dirty(); i++)
+		msleep(50);
+	KUNIT_EXPECT_EQ(test, insn_slots_dirty(), 0);
+#else
+	kunit_skip(test, "no instruction slots on this arch");
+#endif
+}
+
+/* What runs in probe context; the API itself may be probed. */
+static const struct symbol_case own_code_cases[] = {
+	{ "get_kprobe", "get_kprobe" },
+	{ "kprobes_inc_nmissed_count", "kprobes_inc_nmissed_count" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(own_code, own_code_cases, desc);
+
+static void reject_kprobes_code(struct kunit *test)
+{
+	const struct symbol_case *sc = test->param_value;
+
+	expect_symbol_rejected(test, sc->symbol);
+}
+
+static const struct symbol_case noinstr_cases[] = {
+#if defined(CONFIG_X86_64)
+	{ "entry text", "entry_SYSCALL_64" },
+	{ "noinstr function", "exc_int3" },
+#elif defined(CONFIG_ARM64)
+	{ "entry text", "el0t_64_sync" },
+	{ "noinstr function", "el1h_64_sync_handler" },
+#endif
+	{ "cpuidle text", "default_idle_call" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(noinstr, noinstr_cases, desc);
+
+static void reject_noinstr(struct kunit *test)
+{
+	const struct symbol_case *sc = test->param_value;
+
+	expect_symbol_rejected(test, sc->symbol);
+}
+
+static void reject_registered_again(struct kunit *test)
+{
+	struct test_probe *tp = kpt_probe_at(test, 'A', NULL, kprobes_test_target);
+
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&tp->kp), -EINVAL);
+	kprobes_test_target(0);
+	kprobes_test_target(1);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, tp->post_hits, 2);
+}
+
+static void unregister_unregistered(struct kunit *test)
+{
+	struct test_probe *live = kpt_probe_at(test, 'A', NULL, kprobes_test_target);
+	struct test_probe *same_addr = kpt_probe_at(test, 'B', NULL,
+						kprobes_test_target);
+	struct test_probe *by_name = kpt_new_probe(test, 'C', NULL);
+
+	by_name->kp.symbol_name = "kprobes_test_target";
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &live->kp), 0);
+	unregister_kprobe(&same_addr->kp);
+	unregister_kprobe(&by_name->kp);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, live->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, same_addr->pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, by_name->pre_hits, 0);
+}
+
+static void register_again_after_unregister(struct kunit *test)
+{
+	struct test_probe *tp = kpt_new_probe(test, 'A', NULL);
+
+	tp->kp.symbol_name = "kprobes_test_target";
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	kpt_unreg_kprobe(test, &tp->kp);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+	kpt_clear_for_reuse(&tp->kp);
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+}
+
+/* Handlers */
+
+static void pre_handler_regs(struct kunit *test)
+{
+	const struct place_case *pc = test->param_value;
+	struct test_probe *tp;
+
+	tp = kpt_probe_at(test, 'A', NULL, place_addr(test, pc->place));
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	kprobes_test_marked(TEST_ARG);
+	KUNIT_ASSERT_EQ(test, tp->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, tp->pre_ip, expected_ip(&tp->kp));
+	KUNIT_EXPECT_FALSE(test, tp->pre_preemptible);
+	if (pc->place == PLACE_ENTRY) {
+		if (HAVE_FIRST_ARG)
+			KUNIT_EXPECT_EQ(test, tp->pre_arg, TEST_ARG);
+	} else {
+		KUNIT_EXPECT_EQ(test, tp->pre_mark, MARK_BEFORE);
+	}
+}
+
+static void pre_handler_redirect(struct kunit *test)
+{
+	struct test_probe *tp = kpt_probe_at(test, 'A', NULL, kprobes_test_target);
+
+	tp->kp.pre_handler = redirect_pre;
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_EQ(test, kprobes_test_target(TEST_ARG), ~TEST_ARG);
+	KUNIT_EXPECT_EQ(test, kprobes_test_target(7), ~7u);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 2);
+	/* The probed instruction was skipped, and so was the post_handler. */
+	KUNIT_EXPECT_EQ(test, tp->post_hits, 0);
+	kpt_unreg_kprobe(test, &tp->kp);
+	KUNIT_EXPECT_EQ(test, kprobes_test_target(TEST_ARG), TEST_ARG * 3 + 1);
+}
+
+static void post_handler_after_insn(struct kunit *test)
+{
+	struct call_log log = {};
+	struct test_probe *tp;
+
+	kpt_require_mark(test);
+	tp = kpt_probe_at(test, 'A', &log, kpt_mark_addr());
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_EQ(test, kprobes_test_marked(2), MARK_AFTER + 2);
+	KUNIT_ASSERT_EQ(test, tp->post_hits, 1);
+	KUNIT_EXPECT_STREQ(test, log.seq, "Aa");
+	KUNIT_EXPECT_EQ(test, tp->post_flags, 0);
+	KUNIT_EXPECT_EQ(test, tp->pre_mark, MARK_BEFORE);
+	KUNIT_EXPECT_EQ(test, tp->post_mark, MARK_AFTER);
+	KUNIT_EXPECT_EQ(test, tp->post_ip,
+			(unsigned long)tp->kp.addr + MARK_LEN);
+}
+
+/* Both handlers call the probed function itself: two hits are missed. */
+static void missed_in_own_handlers(struct kunit *test)
+{
+	const struct place_case *pc = test->param_value;
+	struct test_probe *tp;
+
+	tp = kpt_probe_at(test, 'A', NULL, place_addr(test, pc->place));
+	tp->kp.pre_handler = reenter_pre;
+	tp->kp.post_handler = reenter_post;
+	tp->reenter = kprobes_test_marked;
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	kprobes_test_marked(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, tp->post_hits, 1);
+	KUNIT_EXPECT_EQ(test, tp->kp.nmissed, 2UL);
+}
+
+/* A handler calls a function another probe sits on: that one misses. */
+static void missed_in_other_handler(struct kunit *test)
+{
+	struct test_probe *outer = kpt_probe_at(test, 'A', NULL,
+					    kprobes_test_target);
+	struct test_probe *inner = kpt_probe_at(test, 'B', NULL,
+					    kprobes_test_other);
+
+	outer->kp.pre_handler = reenter_pre;
+	outer->kp.post_handler = NULL;
+	outer->reenter = kprobes_test_other;
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &outer->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &inner->kp), 0);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, outer->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, inner->pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, inner->kp.nmissed, 1UL);
+	KUNIT_EXPECT_EQ(test, outer->kp.nmissed, 0UL);
+	/* Outside any handler the inner probe works. */
+	kprobes_test_other(0);
+	KUNIT_EXPECT_EQ(test, inner->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, inner->kp.nmissed, 1UL);
+}
+
+/* Enable and disable */
+
+static void registered_disabled(struct kunit *test)
+{
+	struct test_probe *tp = kpt_probe_at(test, 'A', NULL, kprobes_test_target);
+
+	tp->kp.flags = KPROBE_FLAG_DISABLED;
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&tp->kp));
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&tp->kp), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_disabled(&tp->kp));
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+}
+
+/* 'd' disables, 'e' enables; after each step one call shows the state. */
+struct toggle_case {
+	const char *desc;
+	const char *steps;
+};
+
+static const struct toggle_case toggle_cases[] = {
+	{ "disable, enable", "de" },
+	{ "disable twice, enable", "dde" },
+	{ "enable while enabled", "ed" },
+	{ "disable, enable, twice", "dede" },
+	{ "disable, enable twice, disable", "deed" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(toggle, toggle_cases, desc);
+
+static void disable_enable_sequence(struct kunit *test)
+{
+	const struct toggle_case *tc = test->param_value;
+	struct test_probe *tp = kpt_probe_at(test, 'A', NULL, kprobes_test_target);
+	int want = 0;
+	const char *s;
+
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	for (s = tc->steps; *s; s++) {
+		bool enable = *s == 'e';
+
+		if (enable)
+			KUNIT_EXPECT_EQ(test, enable_kprobe(&tp->kp), 0);
+		else
+			KUNIT_EXPECT_EQ(test, disable_kprobe(&tp->kp), 0);
+		KUNIT_EXPECT_EQ(test, kprobe_disabled(&tp->kp), !enable);
+		kprobes_test_target(0);
+		want += enable;
+		KUNIT_EXPECT_EQ_MSG(test, tp->pre_hits, want, "after step %d",
+				    (int)(s - tc->steps));
+	}
+}
+
+static void toggle_unregistered_kprobe(struct kunit *test)
+{
+	struct test_probe *tp = kpt_new_probe(test, 'A', NULL);
+
+	tp->kp.symbol_name = "kprobes_test_target";
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&tp->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&tp->kp), -EINVAL);
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	kpt_unreg_kprobe(test, &tp->kp);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&tp->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&tp->kp), -EINVAL);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+}
+
+/* Aggregation */
+
+/* Probes A, B and C at one place, registered in that order. */
+static void add_three(struct kunit *test, struct test_probe **tps,
+		      struct call_log *log, void *addr)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		tps[i] = kpt_probe_at(test, 'A' + i, log, addr);
+		KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tps[i]->kp), 0);
+	}
+}
+
+static void call_logged(struct call_log *log, void *addr)
+{
+	memset(log, 0, sizeof(*log));
+	if (addr == kprobes_test_target)
+		kprobes_test_target(0);
+	else
+		kprobes_test_marked(0);
+}
+
+static void aggregate_order(struct kunit *test)
+{
+	const struct place_case *pc = test->param_value;
+	void *addr = place_addr(test, pc->place);
+	struct test_probe *tps[3];
+	struct call_log log = {};
+
+	add_three(test, tps, &log, addr);
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "ABCabc");
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "ABCabc");
+}
+
+static void aggregate_remove_middle(struct kunit *test)
+{
+	const struct place_case *pc = test->param_value;
+	void *addr = place_addr(test, pc->place);
+	struct test_probe *tps[3];
+	struct call_log log = {};
+
+	add_three(test, tps, &log, addr);
+	kpt_unreg_kprobe(test, &tps[1]->kp);
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "ACac");
+	kpt_unreg_kprobe(test, &tps[0]->kp);
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "Cc");
+	KUNIT_EXPECT_EQ(test, tps[2]->pre_hits, 2);
+}
+
+static void aggregate_disable_one(struct kunit *test)
+{
+	const struct place_case *pc = test->param_value;
+	void *addr = place_addr(test, pc->place);
+	struct test_probe *tps[3];
+	struct call_log log = {};
+
+	add_three(test, tps, &log, addr);
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&tps[1]->kp), 0);
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "ACac");
+	KUNIT_ASSERT_EQ(test, enable_kprobe(&tps[1]->kp), 0);
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "ABCabc");
+	/* All three disabled, then one back. */
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&tps[0]->kp), 0);
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&tps[1]->kp), 0);
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&tps[2]->kp), 0);
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "");
+	KUNIT_ASSERT_EQ(test, enable_kprobe(&tps[2]->kp), 0);
+	call_logged(&log, addr);
+	KUNIT_EXPECT_STREQ(test, log.seq, "Cc");
+}
+
+/* Add A, B, C in the given order; remove the first; add it back. */
+struct order_case {
+	const char *desc;
+};
+
+static const struct order_case order_cases[] = {
+	{ "ABC" }, { "ACB" }, { "BAC" }, { "BCA" }, { "CAB" }, { "CBA" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(order, order_cases, desc);
+
+static void expect_order(struct kunit *test, struct call_log *log,
+			 const char *ids)
+{
+	char want[8];
+	int i, n = strlen(ids);
+
+	for (i = 0; i < n; i++) {
+		want[i] = ids[i];
+		want[n + i] = tolower(ids[i]);
+	}
+	want[2 * n] = '\0';
+	call_logged(log, kprobes_test_target);
+	KUNIT_EXPECT_STREQ(test, log->seq, want);
+}
+
+static void aggregate_add_remove_readd(struct kunit *test)
+{
+	const struct order_case *oc = test->param_value;
+	const char *ids = oc->desc;
+	struct test_probe *tps[3];
+	struct call_log log = {};
+	char rotated[4];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		tps[i] = kpt_probe_at(test, 'A' + i, &log, kprobes_test_target);
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tps[ids[i] - 'A']->kp), 0);
+	expect_order(test, &log, ids);
+
+	kpt_unreg_kprobe(test, &tps[ids[0] - 'A']->kp);
+	expect_order(test, &log, ids + 1);
+
+	kpt_clear_for_reuse(&tps[ids[0] - 'A']->kp);
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tps[ids[0] - 'A']->kp), 0);
+	rotated[0] = ids[1];
+	rotated[1] = ids[2];
+	rotated[2] = ids[0];
+	rotated[3] = '\0';
+	expect_order(test, &log, rotated);
+}
+
+/* The API is probeable: "perf probe register_kprobe" to debug a user. */
+static const struct symbol_case api_cases[] = {
+	{ "register_kprobe", "register_kprobe" },
+	{ "register_kprobes", "register_kprobes" },
+	{ "disable_kprobe", "disable_kprobe" },
+	{ "enable_kprobe", "enable_kprobe" },
+	{ "unregister_kprobes", "unregister_kprobes" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(api, api_cases, desc);
+
+/*
+ * A probe on an API function fires once for each call this task makes,
+ * and the probes the calls manage behave as they would without it.
+ */
+static void probe_on_the_api(struct kunit *test)
+{
+	const struct symbol_case *sc = test->param_value;
+	struct test_probe *watch = kpt_new_probe(test, 'W', NULL);
+	struct test_probe *a = kpt_probe_at(test, 'A', NULL, kprobes_test_target);
+	struct test_probe *b = kpt_probe_at(test, 'B', NULL, kprobes_test_other);
+	struct kprobe *just_b[] = { &b->kp };
+	struct kprobe *both[] = { &a->kp, &b->kp };
+	int ret;
+
+	watch->kp.symbol_name = sc->symbol;
+	watch->kp.pre_handler = kpt_count_own_sync;
+	watch->kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &watch->kp), 0);
+
+	/* Each API function is called once while this task is counted. */
+	WRITE_ONCE(kpt_sync_counted_task, current);
+	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &a->kp), 0);
+	ret = register_kprobes(just_b, 1);
+	if (!ret)
+		ret = kunit_add_action_or_reset(test, kpt_unregister_kprobe_action,
+						&b->kp);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&a->kp), 0);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&a->kp), 0);
+	kprobes_test_target(0);
+	kprobes_test_other(0);
+	unregister_kprobes(both, ARRAY_SIZE(both));
+	WRITE_ONCE(kpt_sync_counted_task, NULL);
+	kunit_remove_action(test, kpt_unregister_kprobe_action, &a->kp);
+	kunit_remove_action(test, kpt_unregister_kprobe_action, &b->kp);
+
+	KUNIT_EXPECT_EQ(test, watch->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
+	kprobes_test_target(0);
+	kprobes_test_other(0);
+	KUNIT_EXPECT_EQ(test, a->pre_hits + b->pre_hits, 2);
+	/* and the API still works under the probe */
+	kpt_clear_for_reuse(&a->kp);
+	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &a->kp), 0);
+	kprobes_test_target(0);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 2);
+}
+
+/* Module init text */
+
+#if defined(MODULE) && HAVE_MARK
+#define HAVE_INIT_PROBE	1
+/*
+ * kprobes_test_marked() again, in init text.  This module's init puts a
+ * probe on its MARK_AFTER move, calls it once, and leaves the probe there.
+ */
+static __used noinline __noipa __init u32 kprobes_test_init_marked(u32 x)
+{
+	return kpt_mark_moves() + x;
+}
+
+static struct test_probe init_probe = {
+	.id = 'I',
+	.kp.pre_handler = kpt_record_pre,
+};
+
+static int init_probe_ret = -ENOENT;
+
+static int __init kprobes_test_init(void)
+{
+	int off = kpt_find_mark_in(kprobes_test_init_marked);
+
+	if (off < 0) {
+		init_probe_ret = off;
+		return 0;
+	}
+	init_probe.kp.addr = (kprobe_opcode_t *)((u8 *)kprobes_test_init_marked + off);
+	init_probe_ret = register_kprobe(&init_probe.kp);
+	if (!init_probe_ret)
+		kprobes_test_init_marked(0);
+	return 0;
+}
+module_init(kprobes_test_init);
+
+static void __exit kprobes_test_exit(void)
+{
+	if (!init_probe_ret)
+		unregister_kprobe(&init_probe.kp);
+}
+module_exit(kprobes_test_exit);
+#else
+#define HAVE_INIT_PROBE	0
+#endif
+
+/*
+ * A module's init text is retired when the module goes live, yet async
+ * work its init started may still run there until the text is freed: the
+ * probe on it must be GONE with the original instruction back in place.
+ * KUnit runs this suite from that same LIVE notification, after kprobes
+ * has had it and before the text is freed.
+ */
+static void init_text_disarmed_when_retired(struct kunit *test)
+{
+#if HAVE_INIT_PROBE
+	unsigned long at = (unsigned long)init_probe.kp.addr;
+	u8 want[MARK_LEN], seen[MARK_LEN];
+
+	KUNIT_ASSERT_EQ(test, init_probe_ret, 0);
+	KUNIT_EXPECT_EQ(test, init_probe.pre_hits, 1);
+	KUNIT_EXPECT_TRUE(test, kprobe_gone(&init_probe.kp));
+	if (!within_module_init(at, THIS_MODULE))
+		kunit_skip(test, "the init text is freed already");
+	kpt_mark_bytes(want);
+	KUNIT_ASSERT_EQ(test, copy_from_kernel_nofault(seen, (void *)at, MARK_LEN), 0);
+	KUNIT_EXPECT_MEMEQ(test, seen, want, MARK_LEN);
+#else
+	kunit_skip(test, "needs module init text and a known instruction");
+#endif
+}
+
+/* A load that faults, for the cases below, where a fixup can be written */
+#ifdef CONFIG_X86_64
+#define KPT_FAULT_LOAD		"movl (%1), %0"
+#define KPT_FAULT_FIXUP		_ASM_EXTABLE(1b, 2b)
+#endif
+
+#ifdef CONFIG_ARM64
+/* arm64 steps the load in an XOL slot; the fixup only moves the pc. */
+#define KPT_FAULT_LOAD		"ldr %w0, [%1]"
+#define KPT_FAULT_FIXUP		_ASM_EXTABLE_KACCESS(1b, 2b)
+#endif
+
+#ifdef KPT_FAULT_LOAD
+/*
+ * A load with an exception-table fixup: a fault skips to the end and
+ * leaves the value the caller put in.
+ */
+static __used noinline __noipa u32 kpt_insn_fault(const u32 *src)
+{
+	u32 r = 0xdeadu;
+
+	asm volatile(KPT_AT(kpt_at_fault)
+		     "1:\t" KPT_FAULT_LOAD "\n"
+		     "2:\n"
+		     KPT_FAULT_FIXUP
+		     : "+r" (r) : "r" (src) : "memory");
+	return r;
+}
+
+#endif
+
+/*
+ * The probed instruction faults in its slot: the fault must look as if it
+ * happened in place, so that the function's own fixup applies.
+ */
+static void fault_in_probed_insn(struct kunit *test)
+{
+#ifdef KPT_FAULT_LOAD
+	struct test_probe *tp;
+	u32 *page, good = 5;
+
+	page = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	tp = kpt_probe_at(test, 'A', NULL, (void *)kpt_at_fault);
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_insn_fault(&good), 5u);
+	/* The guard page after a vmalloc area is never mapped. */
+	KUNIT_EXPECT_EQ(test, kpt_insn_fault(page + PAGE_SIZE / sizeof(u32)),
+			0xdeadu);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 2);
+	/* The faulting run never completes the instruction: no post. */
+	KUNIT_EXPECT_EQ(test, tp->post_hits, 1);
+	kpt_unreg_kprobe(test, &tp->kp);
+	vfree(page);
+	KUNIT_EXPECT_EQ(test, kpt_insn_fault(&good), 5u);
+#else
+	kunit_skip(test, "the fault case has an exception-table load for x86_64 and arm64 only");
+#endif
+}
+
+/* Handlers that read an unmapped address through an exception fixup. */
+struct faulting_probe {
+	struct test_probe tp;
+	const u32 *bad;
+	long pre_err;
+	long post_err;
+};
+
+static struct faulting_probe *to_faulting_probe(struct kprobe *kp)
+{
+	return container_of(kp, struct faulting_probe, tp.kp);
+}
+
+static int faulting_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct faulting_probe *fp = to_faulting_probe(kp);
+	u32 val;
+
+	fp->pre_err = copy_from_kernel_nofault(&val, fp->bad, sizeof(val));
+	return kpt_record_pre(kp, regs);
+}
+
+static void faulting_post(struct kprobe *kp, struct pt_regs *regs,
+			  unsigned long flags)
+{
+	struct faulting_probe *fp = to_faulting_probe(kp);
+	u32 val;
+
+	fp->post_err = copy_from_kernel_nofault(&val, fp->bad, sizeof(val));
+	kpt_record_post(kp, regs, flags);
+}
+
+#ifdef KPT_FAULT_LOAD
+/* What the fault handling after a faulting step sees of interrupts. */
+static struct {
+	struct kprobe kp;
+	struct task_struct *task;
+	int hits;
+	bool irqs_off;
+} fault_watch;
+
+static int fault_watch_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == fault_watch.task) {
+		fault_watch.hits++;
+		fault_watch.irqs_off = irqs_disabled();
+	}
+	return 0;
+}
+#endif
+
+/*
+ * The probed code had interrupts masked when its stepped load faulted:
+ * the fault is handled with them still masked.  On arm64 with pseudo-NMIs
+ * (irqchip.gicv3_pseudo_nmi=1, as the test boot has it) the mask is in
+ * the interrupt controller's priority mask, not in DAIF.  A probe on the
+ * entry of fixup_exception(), which the fault handling calls, looks.
+ */
+static void fault_in_probed_insn_irqs_off(struct kunit *test)
+{
+#ifdef KPT_FAULT_LOAD
+	struct test_probe *tp;
+	unsigned long flags;
+	u32 *page, got;
+
+	page = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	tp = kpt_probe_at(test, 'A', NULL, (void *)kpt_at_fault);
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	memset(&fault_watch, 0, sizeof(fault_watch));
+	fault_watch.kp.symbol_name = "fixup_exception";
+	fault_watch.kp.pre_handler = fault_watch_pre;
+	fault_watch.task = current;
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &fault_watch.kp), 0);
+
+	local_irq_save(flags);
+	got = kpt_insn_fault(page + PAGE_SIZE / sizeof(u32));
+	local_irq_restore(flags);
+
+	kpt_unreg_kprobe(test, &fault_watch.kp);
+	kpt_unreg_kprobe(test, &tp->kp);
+	vfree(page);
+	KUNIT_EXPECT_EQ(test, got, 0xdeadu);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, fault_watch.hits, 1);
+	KUNIT_EXPECT_TRUE(test, fault_watch.irqs_off);
+#else
+	kunit_skip(test, "the fault case has an exception-table load for x86_64 and arm64 only");
+#endif
+}
+
+/*
+ * A fault taken inside a handler belongs to the handler: its own fixup
+ * applies, and the probe must not mistake it for a fault of the probed
+ * instruction.
+ */
+static void fault_in_handler(struct kunit *test)
+{
+	const struct place_case *pc = test->param_value;
+	struct faulting_probe *fp;
+	u32 *page;
+
+	fp = kunit_kzalloc(test, sizeof(*fp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fp);
+	page = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpt_vfree_action, page), 0);
+	/* The guard page after a vmalloc area is never mapped. */
+	fp->bad = page + PAGE_SIZE / sizeof(u32);
+	fp->pre_err = 1;
+	fp->post_err = 1;
+	fp->tp.id = 'A';
+	fp->tp.kp.addr = place_addr(test, pc->place);
+	fp->tp.kp.pre_handler = faulting_pre;
+	fp->tp.kp.post_handler = faulting_post;
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &fp->tp.kp), 0);
+	KUNIT_EXPECT_EQ(test, kprobes_test_marked(1), MARK_AFTER + 1);
+	KUNIT_EXPECT_EQ(test, fp->tp.pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, fp->tp.post_hits, 1);
+	KUNIT_EXPECT_EQ(test, fp->pre_err, -EFAULT);
+	KUNIT_EXPECT_EQ(test, fp->post_err, -EFAULT);
+	if (pc->place == PLACE_BODY)
+		KUNIT_EXPECT_EQ(test, fp->tp.post_mark, MARK_AFTER);
+	KUNIT_EXPECT_EQ(test, kprobes_test_marked(2), MARK_AFTER + 2);
+	KUNIT_EXPECT_EQ(test, fp->tp.pre_hits, 2);
+}
+
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+static u32 kpt_sc_impl(u32 x)
+{
+	return x + 2;
+}
+
+DEFINE_STATIC_CALL(kpt_sc, kpt_sc_impl);
+
+static __used noinline __noipa u32 kpt_static_caller(u32 x)
+{
+	return static_call(kpt_sc)(x) + 1;
+}
+
+static unsigned long kpt_static_call_site(void)
+{
+	struct static_call_site *site = THIS_MODULE->static_call_sites;
+	struct static_call_site *end = site + THIS_MODULE->num_static_call_sites;
+	unsigned long key;
+
+	for (; site < end; site++) {
+		key = ((long)&site->key + site->key) & ~STATIC_CALL_SITE_FLAGS;
+		if (key == (unsigned long)&STATIC_CALL_KEY(kpt_sc))
+			return (long)&site->addr + site->addr;
+	}
+	return 0;
+}
+#endif
+
+/* An inline static call site is rewritten by static_call_update(). */
+static void reject_static_call_site(struct kunit *test)
+{
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+	struct test_probe *tp;
+	unsigned long site;
+
+	if (!IS_MODULE(CONFIG_KPROBES_SANITY_TEST))
+		kunit_skip(test, "built in: the sites are the kernel's");
+	site = kpt_static_call_site();
+	KUNIT_ASSERT_NE_MSG(test, site, 0, "no static call site for kpt_sc");
+	KUNIT_ASSERT_TRUE(test, site >= (unsigned long)kpt_static_caller &&
+			  site < (unsigned long)kpt_static_caller +
+				 kpt_symbol_size(kpt_static_caller));
+	tp = kpt_probe_at(test, 'A', NULL, (void *)site);
+	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &tp->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_static_caller(1), 4u);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+#else
+	kunit_skip(test, "no inline static calls on this arch");
+#endif
+}
+
+static DEFINE_STATIC_KEY_FALSE(kpt_key);
+
+static __used noinline __noipa u32 kpt_keyed(u32 x)
+{
+	if (static_branch_unlikely(&kpt_key))
+		return x + 1;
+	return x;
+}
+
+/* A jump label site belongs to the jump label code: no probe there. */
+static void reject_jump_label_site(struct kunit *test)
+{
+#ifdef CONFIG_JUMP_LABEL
+	struct jump_entry *e, *end;
+	struct test_probe *tp;
+
+	if (!IS_MODULE(CONFIG_KPROBES_SANITY_TEST))
+		kunit_skip(test, "built in: the sites are the kernel's");
+	e = THIS_MODULE->jump_entries;
+	end = e + THIS_MODULE->num_jump_entries;
+	while (e < end && jump_entry_key(e) != &kpt_key.key)
+		e++;
+	KUNIT_ASSERT_TRUE_MSG(test, e < end, "no jump entry for kpt_key");
+	tp = kpt_probe_at(test, 'A', NULL, (void *)jump_entry_code(e));
+	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &tp->kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_keyed(1), 1u);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
+#else
+	kunit_skip(test, "CONFIG_JUMP_LABEL is off: no jump label sites");
+#endif
+}
+
+static struct kunit_case kprobes_core_cases[] = {
+	KUNIT_CASE(fault_in_probed_insn),
+	KUNIT_CASE(fault_in_probed_insn_irqs_off),
+	KUNIT_CASE(reject_jump_label_site),
+	KUNIT_CASE(reject_static_call_site),
+	KUNIT_CASE_PARAM(fault_in_handler, place_gen_params),
+	KUNIT_CASE(register_by_symbol),
+	KUNIT_CASE_PARAM(register_by_address, place_gen_params),
+	KUNIT_CASE(register_symbol_offset),
+	KUNIT_CASE(register_address_offset),
+	KUNIT_CASE(reject_address_and_symbol),
+	KUNIT_CASE(reject_no_location),
+	KUNIT_CASE(reject_unknown_symbol),
+	KUNIT_CASE(reject_inside_instruction),
+	KUNIT_CASE_PARAM(offset_past_end_names_what_follows, offset_gen_params),
+	KUNIT_CASE_PARAM(reject_non_text, non_text_gen_params),
+	KUNIT_CASE_PARAM(reject_blacklisted, blacklist_gen_params),
+	KUNIT_CASE(reject_blacklisted_address),
+	KUNIT_CASE(blacklist_area_has_no_gap),
+	KUNIT_CASE(insn_slot_dirty_reclaimed),
+	KUNIT_CASE_PARAM(reject_kprobes_code, own_code_gen_params),
+	KUNIT_CASE_PARAM(reject_noinstr, noinstr_gen_params),
+	KUNIT_CASE(reject_registered_again),
+	KUNIT_CASE(unregister_unregistered),
+	KUNIT_CASE(register_again_after_unregister),
+	KUNIT_CASE_PARAM(pre_handler_regs, place_gen_params),
+	KUNIT_CASE(pre_handler_redirect),
+	KUNIT_CASE(post_handler_after_insn),
+	KUNIT_CASE_PARAM(missed_in_own_handlers, place_gen_params),
+	KUNIT_CASE(missed_in_other_handler),
+	KUNIT_CASE(registered_disabled),
+	KUNIT_CASE_PARAM(disable_enable_sequence, toggle_gen_params),
+	KUNIT_CASE(toggle_unregistered_kprobe),
+	KUNIT_CASE_PARAM(aggregate_order, place_gen_params),
+	KUNIT_CASE_PARAM(aggregate_remove_middle, place_gen_params),
+	KUNIT_CASE_PARAM(aggregate_disable_one, place_gen_params),
+	KUNIT_CASE_PARAM(aggregate_add_remove_readd, order_gen_params),
+	KUNIT_CASE_PARAM(probe_on_the_api, api_gen_params),
+	KUNIT_CASE(init_text_disarmed_when_retired),
+	{}
+};
+
+static struct kunit_suite kprobes_core_suite = {
+	.name = "kprobes_core",
+	.suite_init = kpt_suite_init,
+	.test_cases = kprobes_core_cases,
+};
+
+kunit_test_suites(&kprobes_core_suite);
