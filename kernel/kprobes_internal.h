@@ -268,10 +268,16 @@ void kretprobe_release(struct kprobe *p);
  * was never used is discarded.
  */
 int kretprobe_entry(struct kprobe *p, struct pt_regs *regs);
-void *kretprobe_pool_make(struct kretprobe *rp, int maxactive, bool grow);
-void kretprobe_pool_attach(struct kretprobe *rp, void *pool);
+/*
+ * The core holds a pool only between making and attaching it (or
+ * discarding it), as this handle; each way defines what is behind it.
+ */
+struct kretprobe_pool;
+struct kretprobe_pool *kretprobe_pool_make(struct kretprobe *rp, int maxactive,
+					   bool grow);
+void kretprobe_pool_attach(struct kretprobe *rp, struct kretprobe_pool *pool);
 void kretprobe_pool_detach(struct kretprobe *rp);
-void kretprobe_pool_discard(void *pool);
+void kretprobe_pool_discard(struct kretprobe_pool *pool);
 void kretprobe_pool_orphan(struct kretprobe *rp);
 void kretprobe_pool_finish(struct kretprobe *rp);
 /* Whether the way back from a return probe may call @func itself. */

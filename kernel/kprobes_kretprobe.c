@@ -129,7 +129,7 @@ void kretprobe_release(struct kprobe *p)
 		kretprobe_pool_finish(container_of(p, struct kretprobe, kp));
 }
 
-static void *kretprobe_pool_for(struct kretprobe *rp)
+static struct kretprobe_pool *kretprobe_pool_for(struct kretprobe *rp)
 {
 	bool grow = rp->maxactive <= 0;
 
@@ -142,7 +142,8 @@ static void *kretprobe_pool_for(struct kretprobe *rp)
  * ahead stopped before @rp.  On success it is @rp's, and *@pool is
  * cleared; otherwise the caller discards it.
  */
-static int __register_kretprobe(struct kretprobe *rp, void **pool)
+static int __register_kretprobe(struct kretprobe *rp,
+				struct kretprobe_pool **pool)
 {
 	int ret;
 
@@ -181,7 +182,8 @@ static int __register_kretprobe(struct kretprobe *rp, void **pool)
  * that a look ahead refuses; should the mutex's checks let it pass after
  * all, registration makes the missing ones.
  */
-static void kretprobe_pools_make(struct kretprobe **rps, int num, void **pools)
+static void kretprobe_pools_make(struct kretprobe **rps, int num,
+				 struct kretprobe_pool **pools)
 {
 	int i;
 
@@ -189,7 +191,7 @@ static void kretprobe_pools_make(struct kretprobe **rps, int num, void **pools)
 		pools[i] = kretprobe_pool_for(rps[i]);
 }
 
-static void kretprobe_pools_discard(void **pools, int num)
+static void kretprobe_pools_discard(struct kretprobe_pool **pools, int num)
 {
 	int i;
 
@@ -202,7 +204,7 @@ static void kretprobe_pools_discard(void **pools, int num)
 struct kretprobe_batch {
 	struct kprobe_batch batch;
 	struct kretprobe **rps;
-	void **pools;
+	struct kretprobe_pool **pools;
 };
 
 static int kretprobe_batch_entry(struct kprobe_batch *batch, int i)
@@ -220,7 +222,7 @@ static int kretprobe_batch_entry(struct kprobe_batch *batch, int i)
  * allocations.
  */
 static int kretprobe_register_batch(struct kretprobe **rps, int num,
-				    void **pools)
+				    struct kretprobe_pool **pools)
 {
 	struct kretprobe_batch b = {
 		.batch.reg = kretprobe_batch_entry,
@@ -248,7 +250,7 @@ static int kretprobe_register_batch(struct kretprobe **rps, int num,
  */
 int register_kretprobe(struct kretprobe *rp)
 {
-	void *pool = NULL;
+	struct kretprobe_pool *pool = NULL;
 
 	if (!kprobes_initialized)
 		return -EAGAIN;
@@ -303,7 +305,7 @@ EXPORT_SYMBOL_GPL(unregister_kretprobe);
  */
 int register_kretprobes(struct kretprobe **rps, int num)
 {
-	void **pools;
+	struct kretprobe_pool **pools;
 	int ret;
 
 	if (num <= 0)

@@ -91,18 +91,30 @@ bool kretprobe_return_reenters(kprobe_opcode_t *func)
 #endif
 }
 
-/* rethook's pool has a fixed size: @grow is not supported. */
-void *kretprobe_pool_make(struct kretprobe *rp, int maxactive, bool grow)
+/* Here the core's pool handle is the rethook itself. */
+static struct kretprobe_pool *kretprobe_pool_of_rethook(struct rethook *rh)
 {
-	/* Only rp's address is kept, for the return handler. */
-	return rethook_alloc(rp, kretprobe_rethook_return,
-			     sizeof(struct kretprobe_instance) + rp->data_size,
-			     maxactive);
+	return (struct kretprobe_pool *)rh;
 }
 
-void kretprobe_pool_attach(struct kretprobe *rp, void *pool)
+static struct rethook *kretprobe_rethook_of_pool(struct kretprobe_pool *pool)
 {
-	rp->rh = pool;
+	return (struct rethook *)pool;
+}
+
+/* rethook's pool has a fixed size: @grow is not supported. */
+struct kretprobe_pool *kretprobe_pool_make(struct kretprobe *rp, int maxactive,
+					   bool grow)
+{
+	/* Only rp's address is kept, for the return handler. */
+	return kretprobe_pool_of_rethook(rethook_alloc(rp, kretprobe_rethook_return,
+						       sizeof(struct kretprobe_instance) +
+						       rp->data_size, maxactive));
+}
+
+void kretprobe_pool_attach(struct kretprobe *rp, struct kretprobe_pool *pool)
+{
+	rp->rh = kretprobe_rethook_of_pool(pool);
 	rp->nmissed = 0;
 }
 
@@ -112,9 +124,9 @@ void kretprobe_pool_detach(struct kretprobe *rp)
 }
 
 /* rethook frees the nodes still in flight when they come back. */
-void kretprobe_pool_discard(void *pool)
+void kretprobe_pool_discard(struct kretprobe_pool *pool)
 {
-	rethook_free(pool);
+	rethook_free(kretprobe_rethook_of_pool(pool));
 }
 
 /* No new instance, and no return handler, from here on. */
@@ -128,6 +140,6 @@ void kretprobe_pool_finish(struct kretprobe *rp)
 {
 	if (!rp->rh)
 		return;
-	kretprobe_pool_discard(rp->rh);
+	kretprobe_pool_discard(kretprobe_pool_of_rethook(rp->rh));
 	rp->rh = NULL;
 }

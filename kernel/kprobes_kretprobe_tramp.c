@@ -540,7 +540,19 @@ static struct kretprobe_growth *kretprobe_growth_new(struct kretprobe_holder *rp
 	return g;
 }
 
-void *kretprobe_pool_make(struct kretprobe *rp, int maxactive, bool grow)
+/* Here the core's pool handle is the kretprobe_holder itself. */
+static struct kretprobe_pool *kretprobe_pool_of_holder(struct kretprobe_holder *rph)
+{
+	return (struct kretprobe_pool *)rph;
+}
+
+static struct kretprobe_holder *kretprobe_holder_of_pool(struct kretprobe_pool *pool)
+{
+	return (struct kretprobe_holder *)pool;
+}
+
+struct kretprobe_pool *kretprobe_pool_make(struct kretprobe *rp, int maxactive,
+					   bool grow)
 {
 	int obj_size = sizeof(struct kretprobe_instance) + rp->data_size;
 	struct kretprobe_holder *rph;
@@ -563,7 +575,7 @@ void *kretprobe_pool_make(struct kretprobe *rp, int maxactive, bool grow)
 	ret = objpool_init(&rph->pool, maxactive, obj_size, GFP_KERNEL,
 			   rph, kretprobe_init_instance, kretprobe_pool_release);
 	if (!ret)
-		return rph;
+		return kretprobe_pool_of_holder(rph);
 fail:
 	free_percpu(rph->spare);
 	kfree(rph->growth);
@@ -571,9 +583,9 @@ fail:
 	return ERR_PTR(ret);
 }
 
-void kretprobe_pool_attach(struct kretprobe *rp, void *pool)
+void kretprobe_pool_attach(struct kretprobe *rp, struct kretprobe_pool *pool)
 {
-	struct kretprobe_holder *rph = pool;
+	struct kretprobe_holder *rph = kretprobe_holder_of_pool(pool);
 
 	rcu_assign_pointer(rph->rp, rp);
 	rp->rph = rph;
@@ -597,9 +609,9 @@ void kretprobe_pool_orphan(struct kretprobe *rp)
  * Nobody takes from the pool or the spares any more, and instances
  * still in flight will be dropped, not given back.
  */
-void kretprobe_pool_discard(void *pool)
+void kretprobe_pool_discard(struct kretprobe_pool *pool)
 {
-	struct kretprobe_holder *rph = pool;
+	struct kretprobe_holder *rph = kretprobe_holder_of_pool(pool);
 	struct kretprobe_instance *ri;
 	struct kretprobe_growth *g;
 	int cpu, i, nr_more = 0;
@@ -634,7 +646,7 @@ void kretprobe_pool_finish(struct kretprobe *rp)
 {
 	if (!rp->rph)
 		return;
-	kretprobe_pool_discard(rp->rph);
+	kretprobe_pool_discard(kretprobe_pool_of_holder(rp->rph));
 	rp->rph = NULL;
 }
 
