@@ -18,6 +18,7 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/bug.h>
+#include <linux/bug_table.h>
 #include <linux/extable.h>
 #include <linux/ftrace.h>
 #include <linux/jump_label.h>
@@ -267,45 +268,6 @@ static bool kprobe_in_preamble_symbol(unsigned long addr)
 	return str_has_prefix(name, "__cfi_") || str_has_prefix(name, "__pfx_");
 }
 
-#ifdef CONFIG_GENERIC_BUG
-extern struct bug_entry __start___bug_table[], __stop___bug_table[];
-
-static unsigned long kprobe_bug_addr(const struct bug_entry *bug)
-{
-#ifdef CONFIG_GENERIC_BUG_RELATIVE_POINTERS
-	return (unsigned long)&bug->bug_addr_disp + bug->bug_addr_disp;
-#else
-	return bug->bug_addr;
-#endif
-}
-
-/* Does [@start, @end) hold a BUG() or WARN() trap of @mod (or the core)? */
-static bool kprobe_range_has_bug(unsigned long start, unsigned long end,
-				 struct module *mod)
-{
-	const struct bug_entry *bug = __start___bug_table;
-	const struct bug_entry *last = __stop___bug_table;
-
-	if (mod) {
-		bug = mod->bug_table;
-		last = bug + mod->num_bugs;
-	}
-	for (; bug < last; bug++) {
-		unsigned long a = kprobe_bug_addr(bug);
-
-		if (a >= start && a < end)
-			return true;
-	}
-	return false;
-}
-#else
-static bool kprobe_range_has_bug(unsigned long start, unsigned long end,
-				 struct module *mod)
-{
-	return false;
-}
-#endif
-
 /*
  * Jump labels, static calls and BUG() traps are found by walking every
  * site the kernel (or the module) has, and x86 decodes each jump label
@@ -343,7 +305,7 @@ static bool kprobe_func_lacks_foreign_sites(unsigned long a)
 		kprobe_sym.clean =
 			!jump_label_text_reserved((void *)start, (void *)(end - 1)) &&
 			!static_call_text_reserved((void *)start, (void *)(end - 1)) &&
-			!kprobe_range_has_bug(start, end, kprobe_sym.mod);
+			!bug_in_range(start, end, kprobe_sym.mod);
 		kprobe_clean_memo.start = start;
 		kprobe_clean_memo.size = kprobe_sym.size;
 		kprobe_clean_memo.clean = kprobe_sym.clean;
