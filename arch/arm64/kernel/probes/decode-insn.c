@@ -13,7 +13,7 @@
  *  - stepped: everything else runs unchanged from an out-of-line slot.
  *
  * The rules are a table, read top down, first match wins; the few
- * classes that need more than a mask and a value have a helper.
+ * classes that an encoding alone does not settle have a helper.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
@@ -40,7 +40,15 @@ enum rule_kind {
 	RULE_LITERAL,		/* literal loads: see kpa_literal_verdict() */
 };
 
+/*
+ * A rule names its encoding by a predicate of asm/insn.h (or a union of
+ * them, below) wherever the header has one with exactly the rule's mask
+ * and value, so that the numbers are written in one place only; @match is
+ * NULL for the groups the header has no name for, matched by @mask and
+ * @value instead.
+ */
 struct kpa_rule {
+	bool (*match)(u32 insn);
 	u32 mask;
 	u32 value;
 	u8 kind;
@@ -49,52 +57,84 @@ struct kpa_rule {
 	probes_handler_t *handler;
 };
 
-#define SIM(m, v, h)	{ m, v, RULE_PLAIN, ARM64_PROBE_SIMULATED, 0, h }
-#define STEP(m, v)	{ m, v, RULE_PLAIN, ARM64_PROBE_STEPPED, 0, NULL }
-#define REJECT(m, v, r)	{ m, v, RULE_PLAIN, ARM64_PROBE_REJECTED, r, NULL }
-#define HELPER(m, v, k)	{ m, v, k, ARM64_PROBE_REJECTED, ARM64_PROBE_UNKNOWN, NULL }
+#define SIM(is, h)		{ is, 0, 0, RULE_PLAIN, ARM64_PROBE_SIMULATED, 0, h }
+#define REJECT(is, r)		{ is, 0, 0, RULE_PLAIN, ARM64_PROBE_REJECTED, r, NULL }
+#define HELPER(is, k)		{ is, 0, 0, k, ARM64_PROBE_REJECTED, ARM64_PROBE_UNKNOWN, NULL }
+#define PAC_BRANCH(is)		{ is, 0, 0, RULE_PAC_BRANCH, ARM64_PROBE_SIMULATED, 0, \
+				  arm64_sim_br_auth }
+
+#define STEP_RAW(m, v)		{ NULL, m, v, RULE_PLAIN, ARM64_PROBE_STEPPED, 0, NULL }
+#define REJECT_RAW(m, v, r)	{ NULL, m, v, RULE_PLAIN, ARM64_PROBE_REJECTED, r, NULL }
+#define HELPER_RAW(m, v, k)	{ NULL, m, v, k, ARM64_PROBE_REJECTED, ARM64_PROBE_UNKNOWN, NULL }
+#define PAC_BRANCH_RAW(m, v)	{ NULL, m, v, RULE_PAC_BRANCH, ARM64_PROBE_SIMULATED, 0, \
+				  arm64_sim_br_auth }
+
+/* asm/insn.h names these one by one; each rule below takes both alike. */
+static bool kpa_is_cbz_cbnz(u32 insn)
+{
+	return aarch64_insn_is_cbz(insn) || aarch64_insn_is_cbnz(insn);
+}
+
+static bool kpa_is_tbz_tbnz(u32 insn)
+{
+	return aarch64_insn_is_tbz(insn) || aarch64_insn_is_tbnz(insn);
+}
+
+static bool kpa_is_mrs_msr_reg(u32 insn)
+{
+	return aarch64_insn_is_mrs(insn) || aarch64_insn_is_msr_reg(insn);
+}
+
+/* The whole group: exclusives, but also ordered accesses (LDAR, STLR) and CAS. */
+static bool kpa_is_excl_group(u32 insn)
+{
+	return aarch64_insn_is_load_ex(insn) || aarch64_insn_is_store_ex(insn);
+}
 
 static const struct kpa_rule kpa_rules[] = {
 	/* Branches, exception generation, system instructions */
-	SIM(0xfc000000, 0x14000000, arm64_sim_b),		/* B */
-	SIM(0xfc000000, 0x94000000, arm64_sim_bl),		/* BL */
-	SIM(0xff000000, 0x54000000, arm64_sim_b_cond),		/* B.cond, BC.cond */
-	SIM(0x7e000000, 0x34000000, arm64_sim_cbz),		/* CBZ, CBNZ */
-	SIM(0x7e000000, 0x36000000, arm64_sim_tbz),		/* TBZ, TBNZ */
-	SIM(0xfffffc1f, 0xd61f0000, arm64_sim_br),		/* BR */
-	SIM(0xfffffc1f, 0xd63f0000, arm64_sim_br),		/* BLR */
-	SIM(0xfffffc1f, 0xd65f0000, arm64_sim_br),		/* RET */
-	{ 0xfffffbff, 0xd65f0bff, RULE_PAC_BRANCH, ARM64_PROBE_SIMULATED, 0,
-	  arm64_sim_br_auth },					/* RETAA, RETAB */
-	{ 0xffdff81f, 0xd61f081f, RULE_PAC_BRANCH, ARM64_PROBE_SIMULATED, 0,
-	  arm64_sim_br_auth },			/* BRAAZ, BRABZ, BLRAAZ, BLRABZ */
-	{ 0xffdff800, 0xd71f0800, RULE_PAC_BRANCH, ARM64_PROBE_SIMULATED, 0,
-	  arm64_sim_br_auth },					/* BRAA, BRAB, BLRAA, BLRAB */
-	REJECT(0xfe000000, 0xd6000000, ARM64_PROBE_EXCEPTION),	/* ERET*, DRPS, others */
-	REJECT(0xff000000, 0xd4000000, ARM64_PROBE_EXCEPTION),	/* SVC, HVC, SMC, BRK, HLT, DCPS */
-	HELPER(0xfffff01f, 0xd503201f, RULE_HINT),		/* HINT space */
-	STEP(0xfffff01f, 0xd503301f),				/* CLREX, DSB, DMB, ISB, SB */
-	STEP(0xffffffc0, 0xd5031000),				/* WFET, WFIT */
-	REJECT(0xfff8f01f, 0xd500401f, ARM64_PROBE_SYSTEM),	/* MSR (immediate): PSTATE */
-	STEP(0xffd80000, 0xd5080000),				/* SYS, SYSL: DC, IC, TLBI, AT */
-	HELPER(0xffd00000, 0xd5100000, RULE_SYSREG),		/* MRS, MSR (register) */
+	SIM(aarch64_insn_is_b, arm64_sim_b),
+	SIM(aarch64_insn_is_bl, arm64_sim_bl),
+	SIM(aarch64_insn_is_bcond, arm64_sim_b_cond),		/* B.cond, BC.cond */
+	SIM(kpa_is_cbz_cbnz, arm64_sim_cbz),
+	SIM(kpa_is_tbz_tbnz, arm64_sim_tbz),
+	SIM(aarch64_insn_is_br, arm64_sim_br),
+	SIM(aarch64_insn_is_blr, arm64_sim_br),
+	SIM(aarch64_insn_is_ret, arm64_sim_br),
+	PAC_BRANCH(aarch64_insn_is_ret_auth),			/* RETAA, RETAB */
+	/*
+	 * The header's br_auth and blr_auth would also take the zero-modifier
+	 * forms with an Rm other than 31, which are unallocated.
+	 */
+	PAC_BRANCH_RAW(0xffdff81f, 0xd61f081f),			/* BRAAZ, BRABZ, BLRAAZ, BLRABZ */
+	PAC_BRANCH_RAW(0xffdff800, 0xd71f0800),			/* BRAA, BRAB, BLRAA, BLRAB */
+	REJECT_RAW(0xfe000000, 0xd6000000, ARM64_PROBE_EXCEPTION),	/* ERET*, DRPS, others */
+	REJECT(aarch64_insn_is_exception, ARM64_PROBE_EXCEPTION),	/* SVC, HVC, BRK, ... */
+	HELPER(aarch64_insn_is_hint, RULE_HINT),
+	/* The header names single barriers only, not the whole group stepped here. */
+	STEP_RAW(0xfffff01f, 0xd503301f),			/* CLREX, DSB, DMB, ISB, SB */
+	STEP_RAW(0xffffffc0, 0xd5031000),			/* WFET, WFIT */
+	REJECT(aarch64_insn_is_msr_imm, ARM64_PROBE_SYSTEM),	/* writes PSTATE fields */
+	STEP_RAW(0xffd80000, 0xd5080000),			/* SYS, SYSL: DC, IC, TLBI, AT */
+	HELPER(kpa_is_mrs_msr_reg, RULE_SYSREG),
 
 	/* Data processing, immediate */
-	SIM(0x9f000000, 0x10000000, arm64_sim_adr),		/* ADR */
-	SIM(0x9f000000, 0x90000000, arm64_sim_adr),		/* ADRP */
-	STEP(0x1c000000, 0x10000000),				/* ADD, MOVZ, BFM, ... */
+	SIM(aarch64_insn_is_adr, arm64_sim_adr),
+	SIM(aarch64_insn_is_adrp, arm64_sim_adr),
+	STEP_RAW(0x1c000000, 0x10000000),			/* ADD, MOVZ, BFM, ... */
 
 	/* Loads and stores */
-	HELPER(0x3b000000, 0x18000000, RULE_LITERAL),		/* LDR (literal) and kin */
-	HELPER(0x3f000000, 0x08000000, RULE_EXCL),		/* exclusives, LDAR, CAS */
-	REJECT(0x3b200c00, 0x19000400, ARM64_PROBE_EXCLUSIVE),	/* CPY*, SET* (a triple) */
-	STEP(0x0a000000, 0x08000000),				/* every other load/store */
+	/* The header names the general-register forms only, not LDR (literal, SIMD&FP). */
+	HELPER_RAW(0x3b000000, 0x18000000, RULE_LITERAL),	/* LDR (literal) and kin */
+	HELPER(kpa_is_excl_group, RULE_EXCL),
+	REJECT(aarch64_insn_is_mops, ARM64_PROBE_EXCLUSIVE),	/* CPY*, SET* (a triple) */
+	STEP_RAW(0x0a000000, 0x08000000),			/* every other load/store */
 
 	/* Data processing, register and SIMD/FP; SVE; SME */
-	STEP(0x9e000000, 0x80000000),
-	STEP(0x0e000000, 0x0a000000),
-	STEP(0x0e000000, 0x0e000000),
-	STEP(0x1e000000, 0x04000000),
+	STEP_RAW(0x9e000000, 0x80000000),			/* SME */
+	STEP_RAW(0x0e000000, 0x0a000000),			/* data processing, register */
+	STEP_RAW(0x0e000000, 0x0e000000),			/* SIMD and floating point */
+	STEP_RAW(0x1e000000, 0x04000000),			/* SVE */
 };
 
 static struct arm64_probe_verdict kpa_verdict(enum arm64_probe_class class,
@@ -174,7 +214,7 @@ static struct arm64_probe_verdict kpa_sysreg_verdict(u32 insn)
 	int i;
 
 	/* Writes: the step's exception return would undo or trip on them. */
-	if (!(insn & BIT(21)))
+	if (aarch64_insn_is_msr_reg(insn))
 		return REJECTED(ARM64_PROBE_SYSTEM);
 	for (i = 0; i < ARRAY_SIZE(kpa_sysreg_clobbered); i++)
 		if (reg == kpa_sysreg_clobbered[i])
@@ -199,11 +239,18 @@ static struct arm64_probe_verdict kpa_literal_verdict(u32 insn,
 		return REJECTED(ARM64_PROBE_PC_RELATIVE);
 	if (fp)
 		api->handler = arm64_sim_ldr_lit_fp;
-	else if (opc == 3)
+	else if (aarch64_insn_is_prfm_lit(insn))
 		api->handler = arm64_sim_nop;	/* a prefetch changes nothing */
 	else
 		api->handler = arm64_sim_ldr_lit;
 	return SIMULATED();
+}
+
+static bool kpa_rule_matches(const struct kpa_rule *r, u32 insn)
+{
+	if (r->match)
+		return r->match(insn);
+	return (insn & r->mask) == r->value;
 }
 
 /**
@@ -225,7 +272,7 @@ struct arm64_probe_verdict arm_probe_decode_insn(probe_opcode_t insn,
 
 	api->handler = NULL;
 	for (r = kpa_rules; r < kpa_rules + ARRAY_SIZE(kpa_rules); r++) {
-		if ((insn & r->mask) != r->value)
+		if (!kpa_rule_matches(r, insn))
 			continue;
 		switch (r->kind) {
 		case RULE_EXCL:
@@ -355,6 +402,21 @@ static bool kpa_uses_sp(u32 insn, bool rd_is_sp_unless_flags, bool rn_is_sp)
 	return rd_is_sp_unless_flags && !sets_flags && INSN_RD(insn) == 31;
 }
 
+/* The header names each opc and N of these groups, not the groups. */
+static bool kpa_is_logical_shifted(u32 insn)
+{
+	return aarch64_insn_is_and(insn) || aarch64_insn_is_bic(insn) ||
+	       aarch64_insn_is_orr(insn) || aarch64_insn_is_orn(insn) ||
+	       aarch64_insn_is_eor(insn) || aarch64_insn_is_eon(insn) ||
+	       aarch64_insn_is_ands(insn) || aarch64_insn_is_bics(insn);
+}
+
+static bool kpa_is_add_sub_shifted(u32 insn)
+{
+	return aarch64_insn_is_add(insn) || aarch64_insn_is_adds(insn) ||
+	       aarch64_insn_is_sub(insn) || aarch64_insn_is_subs(insn);
+}
+
 /**
  * arm64_insn_register_only() - can a stepped instruction run in the handler?
  * @insn: an instruction the decoder steps
@@ -379,31 +441,26 @@ bool arm64_insn_register_only(u32 insn)
 	    INSN_RA(insn) == 30 || INSN_RM(insn) == 30)
 		return false;
 
-	/* ADD/SUB (immediate), not the tag-adding forms */
+	/* ADD/SUB (immediate), not the tag-adding forms the header's add_imm takes too */
 	if ((insn & 0x1f800000) == 0x11000000)
 		return !kpa_uses_sp(insn, true, true);
-	/* MOVN/MOVZ/MOVK: opc 01 and, for W, hw >= 2 are unallocated */
-	if ((insn & 0x1f800000) == 0x12800000)
-		return (insn & 0x60000000) != 0x20000000 &&
-		       (sf || !(insn & BIT(22)));
+	/* MOVN/MOVZ/MOVK: for W, hw >= 2 is unallocated */
+	if (aarch64_insn_is_movn(insn) || aarch64_insn_is_movz(insn) ||
+	    aarch64_insn_is_movk(insn))
+		return sf || !(insn & BIT(22));
 	/* SBFM/BFM/UBFM, EXTR: N == sf; for W, 6-bit fields below 32 */
-	if ((insn & 0x1f800000) == 0x13000000 ||
-	    (insn & 0x7fa00000) == 0x13800000) {
-		if ((insn & 0x1f800000) == 0x13000000 &&
-		    (insn & 0x60000000) == 0x60000000)
-			return false;
+	if (aarch64_insn_is_sbfm(insn) || aarch64_insn_is_bfm(insn) ||
+	    aarch64_insn_is_ubfm(insn) || aarch64_insn_is_extr(insn)) {
 		if (!!(insn & BIT(22)) != sf)
 			return false;
 		return sf || !(insn & (BIT(21) | BIT(15)));
 	}
-	/* logical and ADD/SUB (shifted register): 31 is XZR */
-	if ((insn & 0x1f000000) == 0x0a000000 ||
-	    (insn & 0x1f200000) == 0x0b000000) {
-		if ((insn & 0x1f000000) == 0x0b000000 &&
-		    (insn & 0x00c00000) == 0x00c00000)
-			return false;
+	/* logical (shifted register): 31 is XZR */
+	if (kpa_is_logical_shifted(insn))
 		return sf || !(insn & BIT(15));
-	}
+	/* ADD/SUB (shifted register): 31 is XZR, shift 11 is reserved */
+	if (kpa_is_add_sub_shifted(insn))
+		return (insn & 0x00c00000) != 0x00c00000 && (sf || !(insn & BIT(15)));
 	/* ADD/SUB (extended register): opt 00, shift at most 4 */
 	if ((insn & 0x1fe00000) == 0x0b200000)
 		return ((insn >> 10) & 7) <= 4 && !kpa_uses_sp(insn, true, true);
@@ -412,11 +469,10 @@ bool arm64_insn_register_only(u32 insn)
 	    (insn & 0x3fe00410) == 0x3a400000 ||
 	    (insn & 0x3fe00800) == 0x1a800000)
 		return true;
-	/* UDIV, SDIV, LSLV, LSRV, ASRV, RORV */
-	if ((insn & 0x7fe00000) == 0x1ac00000) {
-		op = (insn >> 10) & 0x3f;
-		return op == 2 || op == 3 || (op >= 8 && op <= 11);
-	}
+	if (aarch64_insn_is_udiv(insn) || aarch64_insn_is_sdiv(insn) ||
+	    aarch64_insn_is_lslv(insn) || aarch64_insn_is_lsrv(insn) ||
+	    aarch64_insn_is_asrv(insn) || aarch64_insn_is_rorv(insn))
+		return true;
 	/* RBIT, REV16, REV32 (X), REV, CLZ, CLS */
 	if ((insn & 0x7fff0000) == 0x5ac00000) {
 		op = (insn >> 10) & 0x3f;

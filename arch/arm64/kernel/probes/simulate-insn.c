@@ -86,7 +86,7 @@ void arm64_sim_b_cond(u32 insn, long addr, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(arm64_sim_b_cond);
 
-/* CBZ, CBNZ: bit 31 picks X or W, bit 24 CBNZ, imm19. */
+/* CBZ, CBNZ: bit 31 picks X or W, imm19. */
 void arm64_sim_cbz(u32 insn, long addr, struct pt_regs *regs)
 {
 	u64 val = kpa_xreg(regs, RT(insn));
@@ -95,36 +95,32 @@ void arm64_sim_cbz(u32 insn, long addr, struct pt_regs *regs)
 	if (!(insn & BIT(31)))
 		val = (u32)val;
 	zero = val == 0;
-	if (zero != !!(insn & BIT(24)))
+	if (zero != aarch64_insn_is_cbnz(insn))
 		kpa_goto_pc(regs, addr + kpa_branch_offset(insn, 5, 19));
 	else
 		kpa_goto_pc(regs, NEXT(addr));
 }
 NOKPROBE_SYMBOL(arm64_sim_cbz);
 
-/* TBZ, TBNZ: the bit number is b5:b40 (bits 31, 23:19), bit 24 TBNZ, imm14. */
+/* TBZ, TBNZ: the bit number is b5:b40 (bits 31, 23:19), imm14. */
 void arm64_sim_tbz(u32 insn, long addr, struct pt_regs *regs)
 {
 	unsigned int bit = ((insn >> 26) & 0x20) | ((insn >> 19) & 0x1f);
 	bool set = kpa_xreg(regs, RT(insn)) & BIT_ULL(bit);
 
-	if (set == !!(insn & BIT(24)))
+	if (set == aarch64_insn_is_tbnz(insn))
 		kpa_goto_pc(regs, addr + kpa_branch_offset(insn, 5, 14));
 	else
 		kpa_goto_pc(regs, NEXT(addr));
 }
 NOKPROBE_SYMBOL(arm64_sim_tbz);
 
-/* Bits 22:21 of the branch-register group: 00 BR, 01 BLR, 10 RET. */
-#define BR_OPC(insn)	(((insn) >> 21) & 3)
-#define BR_OPC_BLR	1
-
 /* BR, BLR, RET: the target in Xn, read before BLR writes x30. */
 void arm64_sim_br(u32 insn, long addr, struct pt_regs *regs)
 {
 	u64 target = kpa_xreg(regs, RN(insn));
 
-	if (BR_OPC(insn) == BR_OPC_BLR)
+	if (aarch64_insn_is_blr(insn))
 		regs->regs[30] = NEXT(addr);
 	kpa_goto_pc(regs, target);
 }
@@ -178,7 +174,7 @@ void arm64_sim_br_auth(u32 insn, long addr, struct pt_regs *regs)
 	unsigned int rm = RT(insn);
 	u64 target, modifier;
 
-	if (BR_OPC(insn) == 2) {
+	if (aarch64_insn_is_ret_auth(insn)) {
 		target = regs->regs[30];
 		modifier = regs->sp;
 	} else {
@@ -189,20 +185,20 @@ void arm64_sim_br_auth(u32 insn, long addr, struct pt_regs *regs)
 			modifier = rm == 31 ? regs->sp : regs->regs[rm];
 	}
 	target = kpa_pac_1716(true, insn & BIT(10), target, modifier);
-	if (BR_OPC(insn) == BR_OPC_BLR)
+	if (aarch64_insn_is_blr_auth(insn))
 		regs->regs[30] = NEXT(addr);
 	kpa_goto_pc(regs, target);
 }
 NOKPROBE_SYMBOL(arm64_sim_br_auth);
 
-/* ADR: immhi:immlo (bits 23:5, 30:29) bytes; ADRP (bit 31): 4K pages. */
+/* ADR: immhi:immlo (bits 23:5, 30:29) bytes; ADRP: 4K pages. */
 void arm64_sim_adr(u32 insn, long addr, struct pt_regs *regs)
 {
 	u64 imm = (((insn >> 5) & GENMASK(18, 0)) << 2) | ((insn >> 29) & 3);
 	s64 off = sign_extend64(imm, 20);
 	u64 val;
 
-	if (insn & BIT(31))
+	if (aarch64_insn_is_adrp(insn))
 		val = (addr & ~0xfffUL) + off * SZ_4K;
 	else
 		val = addr + off;
