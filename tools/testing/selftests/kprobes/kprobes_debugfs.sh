@@ -14,8 +14,10 @@ OFF='0x[0-9a-f]+'
 FTRACE_ENABLED=/proc/sys/kernel/ftrace_enabled
 
 # A probe at the entry of a function that is an ftrace site: x86_64 puts
-# it on ftrace ([FTRACE]); others may.  Elsewhere the flag must not show.
+# it on ftrace ([FTRACE]); others may.  A kernel without the function
+# tracer has no ftrace sites, and then the flag must not show.
 entry_flags() {
+	grep -qx "$TARGET" "$TRACING/available_filter_functions" 2>/dev/null || return 0
 	case $(uname -m) in
 	x86_64) echo '\[FTRACE\]' ;;
 	*) echo '(\[FTRACE\])?' ;;
