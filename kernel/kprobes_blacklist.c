@@ -205,8 +205,8 @@ int kprobe_add_ksym_blacklist(unsigned long entry)
  * Adds one entry per symbol of [@start, @end), so that debugfs can name
  * them.  Where kallsyms cannot size a symbol, the rest of the area goes in
  * as one range: a gap here would let probes into code that must not take
- * them.  Visible to lib/test_kprobes.c, which walks areas onto a list of
- * its own.
+ * them.  Visible to lib/test_kprobes_core.c, which walks areas onto a list
+ * of its own.
  *
  * Context: may sleep (allocates with GFP_KERNEL); the caller serializes
  * changes to @list.

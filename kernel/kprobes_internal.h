@@ -283,7 +283,7 @@ void kretprobe_pool_finish(struct kretprobe *rp);
 /* Whether the way back from a return probe may call @func itself. */
 bool kretprobe_return_reenters(kprobe_opcode_t *func);
 #if IS_ENABLED(CONFIG_KUNIT) && !defined(CONFIG_KRETPROBE_ON_RETHOOK)
-/* Exported for lib/test_kprobes.c only. */
+/* Exported for lib/test_kprobes_kretprobe.c only. */
 int kretprobe_grow_kicks(struct kretprobe *rp);
 #endif
 #else
@@ -348,7 +348,7 @@ void kprobe_blacklist_add_module(struct module *mod);
 void kprobe_blacklist_remove_module(struct module *mod);
 struct list_head *kprobe_blacklist_entries(void);
 #if IS_ENABLED(CONFIG_KUNIT)
-/* Exported for lib/test_kprobes.c only. */
+/* Exported for lib/test_kprobes_core.c only. */
 int kprobe_bl_add_area(struct list_head *list, unsigned long start,
 		       unsigned long end);
 #endif
