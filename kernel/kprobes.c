@@ -56,6 +56,7 @@
 #include <linux/module.h>
 #include <linux/notifier.h>
 #include <linux/slab.h>
+#include <asm/cacheflush.h>	/* parisc's flush_insn_slot() needs it */
 #include <asm/sections.h>
 #include <kunit/visibility.h>
 
