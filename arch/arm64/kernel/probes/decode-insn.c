@@ -162,35 +162,42 @@ static struct arm64_probe_verdict kpa_excl_verdict(u32 insn)
 	return STEPPED();
 }
 
-/* The HINT number, CRm:op2. */
-#define HINT_NR(insn)	(((insn) >> 5) & 0x7f)
+/* The HINT number, CRm:op2, in place: what AARCH64_INSN_HINT_* hold. */
+#define KPA_HINT_FIELD	GENMASK(11, 5)
 
 static struct arm64_probe_verdict kpa_hint_verdict(u32 insn,
 						   struct arch_probe_insn *api,
 						   int where)
 {
-	unsigned int nr = HINT_NR(insn);
-
-	switch (nr) {
-	case 0x00:			/* NOP */
-	case 0x01:			/* YIELD */
-	case 0x20: case 0x22:		/* BTI, BTI c */
-	case 0x24: case 0x26:		/* BTI j, BTI jc */
+	switch (insn & KPA_HINT_FIELD) {
+	case AARCH64_INSN_HINT_NOP:
+	case AARCH64_INSN_HINT_YIELD:
+	case AARCH64_INSN_HINT_BTI:
+	case AARCH64_INSN_HINT_BTIC:
+	case AARCH64_INSN_HINT_BTIJ:
+	case AARCH64_INSN_HINT_BTIJC:
 		api->handler = arm64_sim_nop;
 		return SIMULATED();
-	case 0x18 ... 0x1f:		/* PACIAZ ... AUTIBSP: x30 with key A/B */
+	case AARCH64_INSN_HINT_PACIAZ ... AARCH64_INSN_HINT_AUTIBSP:
+		/* x30 signed or authenticated with key A or B */
 		if (where == ARM64_PROBE_USER)
 			return STEPPED();	/* the user's keys are not loaded */
 		api->handler = arm64_sim_pac_hint;
 		return SIMULATED();
-	case 0x02: case 0x03:		/* WFE, WFI */
-	case 0x04: case 0x05:		/* SEV, SEVL */
-	case 0x07:			/* XPACLRI */
-	case 0x08: case 0x0a:		/* PACIA1716, PACIB1716 */
-	case 0x0c: case 0x0e:		/* AUTIA1716, AUTIB1716 */
-	case 0x10: case 0x11:		/* ESB, PSB CSYNC */
-	case 0x12: case 0x14:		/* TSB CSYNC, CSDB */
-	case 0x16:			/* CLRBHB */
+	case AARCH64_INSN_HINT_WFE:
+	case AARCH64_INSN_HINT_WFI:
+	case AARCH64_INSN_HINT_SEV:
+	case AARCH64_INSN_HINT_SEVL:
+	case AARCH64_INSN_HINT_XPACLRI:
+	case AARCH64_INSN_HINT_PACIA_1716:
+	case AARCH64_INSN_HINT_PACIB_1716:
+	case AARCH64_INSN_HINT_AUTIA_1716:
+	case AARCH64_INSN_HINT_AUTIB_1716:
+	case AARCH64_INSN_HINT_ESB:
+	case AARCH64_INSN_HINT_PSB:
+	case AARCH64_INSN_HINT_TSB:
+	case AARCH64_INSN_HINT_CSDB:
+	case AARCH64_INSN_HINT_CLEARBHB:
 		return STEPPED();
 	default:
 		/* Future hints may read the pc or change PSTATE. */
