@@ -145,9 +145,25 @@ int arch_prepare_kprobe(struct kprobe *p)
 	return 0;
 }
 
-/* Replace the first byte of the probed instruction, @from by @to. */
+/*
+ * Does @p put an int3 at its address? Not when it rides an ftrace site:
+ * ftrace calls it, and it has neither a slot nor an emulation to run its
+ * instruction with (one armed as a breakpoint instead is prepared first).
+ */
+static nokprobe_inline bool kpx_has_int3(struct kprobe *p)
+{
+	return p->ainsn.slot || kprobe_x86_emulated(p);
+}
+
+/*
+ * Replace the first byte of the probed instruction, @from by @to.  A probe
+ * without an int3 of its own is never poked: kprobe_int3_handler() could
+ * not run its instruction.
+ */
 static void kpx_poke_probe(struct kprobe *p, u8 from, u8 to)
 {
+	if (WARN_ON_ONCE(!kpx_has_int3(p)))
+		return;
 	text_poke(p->addr, &to, sizeof(to));
 	text_poke_sync();
 	perf_event_text_poke(p->addr, &from, sizeof(from), &to, sizeof(to));
@@ -174,8 +190,11 @@ static void kpx_poke_probes(struct kprobe **ps, int num, bool arm)
 	u8 int3 = INT3_INSN_OPCODE;
 	int i;
 
-	for (i = 0; i < num; i++)
+	for (i = 0; i < num; i++) {
+		if (WARN_ON_ONCE(!kpx_has_int3(ps[i])))
+			continue;
 		text_poke(ps[i]->addr, arm ? &int3 : &ps[i]->opcode, 1);
+	}
 	text_poke_sync();
 	for (i = 0; i < num; i++)
 		perf_event_text_poke(ps[i]->addr, arm ? &ps[i]->opcode : &int3,
@@ -412,16 +431,6 @@ static void kpx_hit(struct kprobe *p, struct pt_regs *regs)
 	kpx_run_insn(p, regs, kcb);
 }
 NOKPROBE_SYMBOL(kpx_hit);
-
-/*
- * Does @p put an int3 at its address? Not when it rides an ftrace site:
- * ftrace calls it, and it has neither a slot nor an emulation to run its
- * instruction with (one armed as a breakpoint instead is prepared first).
- */
-static nokprobe_inline bool kpx_has_int3(struct kprobe *p)
-{
-	return p->ainsn.slot || kprobe_x86_emulated(p);
-}
 
 /*
  * No probe of ours at @addr. If its int3 is already gone, another CPU
