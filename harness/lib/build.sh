@@ -20,10 +20,27 @@ build_vars() {
 	return 0
 }
 
+# An arch whose compiler only Debian 13 has builds in the cross tree
+# (harness/lib/crosstree.sh).
 kmake() {
-	make -C "$KP_BUILD_SRC" O="$KP_BUILD_OUT" ARCH="$KP_KARCH" \
+	local run=()
+	[ -z "${KP_CROSS_TREE_PACKAGE:-}" ] || run=(cross_tree_run)
+	${run[@]+"${run[@]}"} make -C "$KP_BUILD_SRC" O="$KP_BUILD_OUT" ARCH="$KP_KARCH" \
 		CROSS_COMPILE="$KP_CROSS" CC="ccache ${KP_CROSS}gcc" \
-		HOSTCC="ccache gcc" -j"$(nproc)" "$@"
+		HOSTCC="ccache gcc" ${KP_KCFLAGS[@]+KCFLAGS="${KP_KCFLAGS[*]}"} \
+		-j"$(nproc)" "$@"
+}
+
+# kcross TOOL ARGS...: the arch's cross binutils' TOOL (nm, objdump, ...),
+# in the cross tree where kmake builds there.
+kcross() {
+	local tool=$1
+	shift
+	if [ -n "${KP_CROSS_TREE_PACKAGE:-}" ]; then
+		cross_tree_run "${KP_CROSS}$tool" "$@"
+	else
+		"${KP_CROSS}$tool" "$@"
+	fi
 }
 
 # A distro kernel takes Debian's values over the small config's (the last
@@ -43,6 +60,7 @@ config_fragments() {
 		echo "$KP_HARNESS/config/distro-$KP_ARCH.config"
 	fi
 	distro_whole && echo "$KP_BUILD_OUT/distro-whole.config"
+	[ "${KP_DISTRO:-}" = rt ] && echo "$KP_HARNESS/config/distro-rt.config"
 	[ "$debug" = 1 ] && echo "$KP_HARNESS/config/debug.config"
 	return 0
 }

@@ -6,18 +6,34 @@
 # architecture offers, and that none of our files warns at W=1.
 # shellcheck shell=bash
 
-KP_MATRIX_ARCHES="x86_64 i386 arm64 arm riscv64 powerpc64le s390x"
+KP_MATRIX_ARCHES="x86_64 i386 arm64 arm riscv64 powerpc64le s390x arc mips mipsel mips64 mips64el"
+KP_MATRIX_ARCHES+=" parisc parisc64 sh sparc64 loongarch64"
+# Configuration variants, as a build bot would try them: "ARCH+NAME" is the
+# arch's kernel with harness/config/matrix/variant-NAME.config on top.  The
+# whole matrix ("all", or no --arch) builds each on these arches.
+KP_MATRIX_VARIANTS="nojumplabel noftrace nomodules kunit-builtin nosmp nopreempt"
+KP_MATRIX_VARIANT_ARCHES="x86_64 arm64"
 KP_MATRIX_LOGS=$KP_ROOT/out/logs
 
-# The cross compilers of the matrix's arches, in KP_PACKAGES's
-# "package:command" form (KP_CROSS_PACKAGE in harness/arch/ARCH.sh; the
-# host gcc builds x86_64, and i386 with -m32).
+# The cross compilers of the arches this run builds ($KP_ARCHES), in
+# KP_PACKAGES's "package:command" form (KP_CROSS_PACKAGE in
+# harness/arch/ARCH.sh; the host gcc builds x86_64, and i386 with -m32).
 matrix_packages() {
 	local a p
-	for a in $KP_MATRIX_ARCHES; do
-		p=$(arch_fact "$a" KP_CROSS_PACKAGE)
-		[ -z "$p" ] || echo "$p"
+	for a in $KP_ARCHES; do
+		p=$(arch_fact "${a%%+*}" KP_CROSS_PACKAGE)
+		# shellcheck disable=SC2086 # one word per package
+		[ -z "$p" ] || printf '%s\n' $p
 	done
+}
+
+# The compilers of the arches this run builds that come from Debian 13
+# (KP_CROSS_TREE_PACKAGE, installed in harness/lib/crosstree.sh's tree).
+matrix_tree_packages() {
+	local a
+	for a in $KP_ARCHES; do
+		arch_fact "${a%%+*}" KP_CROSS_TREE_PACKAGE
+	done | grep . | sort -u || true
 }
 
 # What an arch offers (a HAVE_ symbol set by its Kconfig) and the option
@@ -33,31 +49,49 @@ KP_MATRIX_OFFERS=(
 	"HAVE_REGS_AND_STACK_ACCESS_API:KPROBE_EVENTS"
 )
 
+# Every arch and every variant of the matrix, as --arch names them.
+matrix_all() {
+	local a v
+	echo "$KP_MATRIX_ARCHES"
+	for a in $KP_MATRIX_VARIANT_ARCHES; do
+		for v in $KP_MATRIX_VARIANTS; do
+			echo "$a+$v"
+		done
+	done
+}
+
 matrix_check_arches() {
 	local a
 	for a in $KP_ARCHES; do
 		case " $KP_MATRIX_ARCHES " in
-		*" $a "*) ;;
-		*) die "unknown arch '$a' for matrix (one or more of: ${KP_MATRIX_ARCHES// /, }, or all)" ;;
+		*" ${a%%+*} "*) ;;
+		*) die "unknown arch '${a%%+*}' for matrix (one or more of: ${KP_MATRIX_ARCHES// /, }, or all)" ;;
 		esac
+		[ "$a" = "${a%%+*}" ] || [ -f "$KP_HARNESS/config/matrix/variant-${a#*+}.config" ] ||
+			die "unknown matrix variant '${a#*+}' in '$a' (one of: ${KP_MATRIX_VARIANTS// /, })"
 	done
 }
 
-# matrix_vars VARIANT ARCH: the build variables for one matrix kernel.
+# matrix_vars VARIANT ARCH[+CONFIG]: the build variables for one matrix
+# kernel; KP_MATRIX_CONFIG is the configuration variant's name, if any.
 matrix_vars() {
-	arch_vars "$2"
+	arch_vars "${2%%+*}"
+	KP_MATRIX_CONFIG=
+	[ "$2" = "${2%%+*}" ] || KP_MATRIX_CONFIG=${2#*+}
 	KP_BUILD_SRC=$(src_for "$1")
 	KP_BUILD_OUT=$KP_OUT/matrix-$1-$2
 	KP_MATRIX_LOG=$KP_MATRIX_LOGS/matrix-$1-$2.log
 }
 
 # Every option an offered feature needs that did not come out on.
+# A variant that turns a feature off on purpose names it "=n".
 matrix_check_offers() {
-	local cfg=$1 bad=0 entry have sym
+	local cfg=$1 ours=$2 bad=0 entry have sym
 	for entry in "${KP_MATRIX_OFFERS[@]}"; do
 		have=CONFIG_${entry%%:*}
 		sym=CONFIG_${entry#*:}
 		grep -qx "$have=y" "$cfg" || continue
+		grep -qx "$sym=n" "$ours" && continue
 		grep -qE "^$sym=[ym]$" "$cfg" && continue
 		echo "  $sym is off although the arch offers it ($have=y)"
 		bad=1
@@ -72,13 +106,20 @@ matrix_check_offers() {
 # written to $KP_TMP/matrix-why and fails.
 matrix_configure() {
 	local log=$1 frag=$KP_BUILD_OUT/kp.fragment ours=$KP_BUILD_OUT/kp.matrix.config f sum
-	local arch_frag=$KP_HARNESS/config/matrix/$KP_ARCH.config
-	# The arch's fragment may override a line of the common one (riscv's
-	# function tracer needs a kernel that is not preemptible): drop the
-	# common lines it sets, so that every line left must come out as written.
-	awk -F= 'FNR == NR { if (/^CONFIG_/) set[$1] = 1; next } !($1 in set)' \
-		"$arch_frag" "$KP_HARNESS/config/matrix/common.config" >"$ours"
-	cat "$arch_frag" >>"$ours"
+	local layers=("$KP_HARNESS/config/matrix/common.config" "$KP_HARNESS/config/matrix/$KP_ARCH.config")
+	[ -z "$KP_MATRIX_CONFIG" ] ||
+		layers+=("$KP_HARNESS/config/matrix/variant-$KP_MATRIX_CONFIG.config")
+	# A later fragment may override a line of an earlier one (riscv's
+	# function tracer needs a kernel that is not preemptible; a variant
+	# turns a feature off): drop the earlier lines it sets, so that every
+	# line left must come out as written.
+	: >"$ours"
+	for f in "${layers[@]}"; do
+		awk -F= 'FNR == NR { if (/^CONFIG_/) set[$1] = 1; next } !($1 in set)' \
+			"$f" "$ours" >"$ours.new"
+		cat "$f" >>"$ours.new"
+		mv "$ours.new" "$ours"
+	done
 	{
 		for f in kernel/configs/tiny-base.config kernel/configs/tiny.config \
 			"arch/$KP_SRCARCH/configs/tiny.config"; do
@@ -101,11 +142,11 @@ matrix_configure() {
 	# failed the check stays failed until the fragments change.
 	{
 		check_config "$ours" "$KP_BUILD_OUT/.config"
-		matrix_check_offers "$KP_BUILD_OUT/.config"
+		matrix_check_offers "$KP_BUILD_OUT/.config" "$ours"
 	} >"$KP_TMP/matrix-config.txt" || true
 	if [ -s "$KP_TMP/matrix-config.txt" ]; then
 		{
-			echo "  the config is not what harness/config/matrix/{common,$KP_ARCH}.config asks for:"
+			echo "  the config is not what harness/config/matrix/{common,$KP_ARCH${KP_MATRIX_CONFIG:+,variant-$KP_MATRIX_CONFIG}}.config asks for:"
 			cat "$KP_TMP/matrix-config.txt"
 		} | tee -a "$log" >"$KP_TMP/matrix-why"
 		return 1
@@ -142,7 +183,7 @@ matrix_our_symbols() {
 		case $f in *.c | *.S) ;; *) continue ;; esac
 		f=$KP_BUILD_OUT/${f%.*}.o
 		[ -f "$f" ] || continue
-		"${KP_CROSS}nm" --defined-only "$f" 2>/dev/null | awk '$2 ~ /^[TtWw]$/ { print $3 }'
+		kcross nm --defined-only "$f" 2>/dev/null | awk '$2 ~ /^[TtWw]$/ { print $3 }'
 	done <"$KP_TMP/matrix-ours" | sed 's/\..*//' | sort -u
 }
 
@@ -167,6 +208,24 @@ scan_build_log() {
 		tail -n 3 "$KP_TMP/scan-err" | sed 's/^/    /'
 	} >"$KP_TMP/scan-why"
 	return 2
+}
+
+# matrix_only_base_errors SCAN: did the build fail only on errors the
+# arch file lists in KP_MATRIX_BASE_ERRORS (extended regexes), errors the
+# unmodified base has too, in files that are not ours?  At least one
+# error, none of ours, every one listed.
+matrix_only_base_errors() {
+	local scan=$1 line pat listed
+	((${#KP_MATRIX_BASE_ERRORS[@]} > 0)) || return 1
+	grep -q '^ours: ' <<<"$scan" && return 1
+	grep -q '^error: ' <<<"$scan" || return 1
+	while IFS= read -r line; do
+		listed=
+		for pat in "${KP_MATRIX_BASE_ERRORS[@]}"; do
+			grep -qE -- "$pat" <<<"$line" && { listed=1; break; }
+		done
+		[ -n "$listed" ] || return 1
+	done < <(grep '^error: ' <<<"$scan" | cut -d' ' -f2-)
 }
 
 # matrix_arch VARIANT ARCH: configure, build and check one kernel.  Run in
@@ -210,6 +269,13 @@ matrix_arch() {
 	# The base's warnings at our paths are upstream's: shown, not failing.
 	grep '^note: ' <<<"$scan" | cut -d' ' -f2- | head -n 4 |
 		sed 's/^/  base warns (not failing): /' >"$KP_TMP/matrix-notes" || true
+	if ((rc != 0)) && matrix_only_base_errors "$scan"; then
+		# Shown, as the base's warnings are; our files were checked.
+		grep '^error: ' <<<"$scan" | cut -d' ' -f2- | head -n 2 |
+			sed "s|^|  the base's own error (harness/arch/$KP_ARCH.sh): |" \
+			>>"$KP_TMP/matrix-notes"
+		rc=0
+	fi
 	if ((rc != 0)); then
 		# Our own lines first: they are what the matrix is about.
 		{
@@ -242,14 +308,14 @@ run_matrix() {
 		); then
 			t0=$(cat "$KP_TMP/matrix-t0")
 			secs=$(($(date +%s) - t0))
-			printf 'PASS %-12s %4ds\n' "$a" "$secs" >>"$results"
+			printf 'PASS %-22s %4ds\n' "$a" "$secs" >>"$results"
 			cat "$KP_TMP/matrix-notes" 2>/dev/null >>"$results" || true
 			pass=$((pass + 1))
 		else
 			t0=$(cat "$KP_TMP/matrix-t0" 2>/dev/null || date +%s)
 			secs=$(($(date +%s) - t0))
 			matrix_vars "$KP_VARIANT" "$a"
-			printf 'FAIL %-12s %4ds  log: %s\n' "$a" "$secs" \
+			printf 'FAIL %-22s %4ds  log: %s\n' "$a" "$secs" \
 				"${KP_MATRIX_LOG#"$KP_ROOT"/}" >>"$results"
 			if [ -s "$KP_TMP/matrix-why" ]; then
 				cat "$KP_TMP/matrix-why" >>"$results"

@@ -729,6 +729,9 @@ class Scratch(unittest.TestCase):
     def test_ci_run_ends_with_the_sum_of_both_counts(self):
         run_script(self, 'ci-total.sh')
 
+    def test_matrix_variants_and_arches(self):
+        run_script(self, 'matrix-variants.sh')
+
 
 class Recorder(unittest.TextTestResult):
     cases = []
