@@ -100,10 +100,15 @@ int kprobe_x86_fetch(unsigned long addr, u8 *buf, struct insn *insn)
 	int len = kpx_read_text(addr, buf);
 
 	kpx_recover_jump(addr, buf, len);
+	/*
+	 * The site is the 5-byte call to __fentry__ (CALL_INSN_SIZE, not
+	 * ftrace's MCOUNT_INSN_SIZE, which kernels without a function tracer
+	 * do not define).
+	 */
 	if (ftrace_location(addr) == addr) {
-		if (len < MCOUNT_INSN_SIZE)
+		if (len < CALL_INSN_SIZE)
 			return -EFAULT;
-		memcpy(buf, x86_nops[MCOUNT_INSN_SIZE], MCOUNT_INSN_SIZE);
+		memcpy(buf, x86_nops[CALL_INSN_SIZE], CALL_INSN_SIZE);
 	} else if (len && buf[0] == INT3_INSN_OPCODE) {
 		buf[0] = kpx_byte_under_int3(addr, buf[0]);
 	}
