@@ -873,16 +873,6 @@ static bool kprobe_in_range(unsigned long addr, void *arg)
 	return addr >= range[0] && addr < range[1];
 }
 
-static bool kprobe_in_module(unsigned long addr, void *arg)
-{
-	return within_module(addr, arg);
-}
-
-static bool kprobe_in_module_init(unsigned long addr, void *arg)
-{
-	return within_module_init(addr, arg);
-}
-
 /**
  * kprobe_free_init_mem() - drop the probes on the kernel's init text
  *
@@ -897,6 +887,17 @@ void kprobe_free_init_mem(void)
 	/* Nothing runs there any more: async init work has been waited for. */
 	guard(mutex)(&kprobe_mutex);
 	kprobe_mark_text_gone(kprobe_in_range, range, false);
+}
+
+#ifdef CONFIG_MODULES
+static bool kprobe_in_module(unsigned long addr, void *arg)
+{
+	return within_module(addr, arg);
+}
+
+static bool kprobe_in_module_init(unsigned long addr, void *arg)
+{
+	return within_module_init(addr, arg);
 }
 
 static int kprobe_module_event(struct notifier_block *nb, unsigned long val,
@@ -930,6 +931,18 @@ static struct notifier_block kprobe_module_nb = {
 	.notifier_call = kprobe_module_event,
 	.priority = 0,
 };
+
+static int __init kprobe_watch_modules(void)
+{
+	return register_module_notifier(&kprobe_module_nb);
+}
+#else
+/* Without modules, the only text that goes away is the kernel's init text. */
+static inline int kprobe_watch_modules(void)
+{
+	return 0;
+}
+#endif
 
 /**
  * kprobe_exceptions_notify() - die notifier for architectures that need it
@@ -969,7 +982,7 @@ static int __init init_kprobes(void)
 	if (!ret)
 		ret = register_die_notifier(&kprobe_exceptions_nb);
 	if (!ret)
-		ret = register_module_notifier(&kprobe_module_nb);
+		ret = kprobe_watch_modules();
 	if (ret) {
 		kprobes_initialized = false;
 		pr_err("not available: %d\n", ret);

@@ -290,6 +290,7 @@ int __init kprobe_blacklist_init(void)
 	return ret;
 }
 
+#ifdef CONFIG_MODULES
 void kprobe_blacklist_add_module(struct module *mod)
 {
 	unsigned long start;
@@ -322,3 +323,4 @@ void kprobe_blacklist_remove_module(struct module *mod)
 	if (changed)
 		kprobe_bl_reindex();
 }
+#endif

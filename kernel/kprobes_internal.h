@@ -344,8 +344,10 @@ static inline void kprobe_ftrace_disarm_batch(struct kprobe **entries,
 
 /* kprobes_blacklist.c */
 int __init kprobe_blacklist_init(void);
+#ifdef CONFIG_MODULES
 void kprobe_blacklist_add_module(struct module *mod);
 void kprobe_blacklist_remove_module(struct module *mod);
+#endif
 struct list_head *kprobe_blacklist_entries(void);
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Exported for lib/test_kprobes_core.c only. */

@@ -381,8 +381,7 @@ int kprobe_check_location(struct kprobe *p, struct module **modp)
 			return -ENOENT;
 	}
 	/* Init text of a module that finished loading is freed or going. */
-	if (mod && within_module_init(addr, mod) &&
-	    mod->state != MODULE_STATE_COMING) {
+	if (mod && within_module_init(addr, mod) && !module_is_coming(mod)) {
 		module_put(mod);
 		return -ENOENT;
 	}

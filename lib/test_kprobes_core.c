@@ -414,6 +414,30 @@ static void bl_free(struct list_head *list)
 }
 
 /*
+ * From a function of this module past the end of the module's text.  Built
+ * in, THIS_MODULE is NULL, and without modules struct module has no body.
+ */
+#if IS_MODULE(CONFIG_KPROBES_SANITY_TEST)
+static void blacklist_area_past_module_text(struct kunit *test)
+{
+	unsigned long start = (unsigned long)kprobes_test_blacklisted;
+	unsigned long end = (unsigned long)THIS_MODULE->mem[MOD_TEXT].base +
+			    THIS_MODULE->mem[MOD_TEXT].size + PAGE_SIZE;
+	LIST_HEAD(list);
+
+	KUNIT_EXPECT_EQ(test, kprobe_bl_add_area(&list, start, end), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, bl_covers(&list, start, end),
+			      "a gap in an area running past the module's text");
+	bl_free(&list);
+}
+#else
+static void blacklist_area_past_module_text(struct kunit *test)
+{
+	kunit_skip(test, "built in: no module text to walk past");
+}
+#endif
+
+/*
  * A blacklisted area is covered to its end even where kallsyms cannot size
  * its text: an area that is no text at all, and one running from this
  * module's text past its end.  Walked onto a list of our own, so the
@@ -421,7 +445,7 @@ static void bl_free(struct list_head *list)
  */
 static void blacklist_area_has_no_gap(struct kunit *test)
 {
-	unsigned long start, end;
+	unsigned long start;
 	LIST_HEAD(list);
 	void *buf;
 
@@ -433,15 +457,7 @@ static void blacklist_area_has_no_gap(struct kunit *test)
 			      "a gap in an area kallsyms cannot name");
 	bl_free(&list);
 
-	if (!IS_MODULE(CONFIG_KPROBES_SANITY_TEST))
-		kunit_skip(test, "built in: no module text to walk past");
-	start = (unsigned long)kprobes_test_blacklisted;
-	end = (unsigned long)THIS_MODULE->mem[MOD_TEXT].base +
-	      THIS_MODULE->mem[MOD_TEXT].size + PAGE_SIZE;
-	KUNIT_EXPECT_EQ(test, kprobe_bl_add_area(&list, start, end), 0);
-	KUNIT_EXPECT_TRUE_MSG(test, bl_covers(&list, start, end),
-			      "a gap in an area running past the module's text");
-	bl_free(&list);
+	blacklist_area_past_module_text(test);
 }
 
 #ifdef __ARCH_WANT_KPROBES_INSN_SLOT
@@ -1172,7 +1188,7 @@ static void fault_in_handler(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fp->tp.pre_hits, 2);
 }
 
-#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+#if defined(CONFIG_HAVE_STATIC_CALL_INLINE) && IS_MODULE(CONFIG_KPROBES_SANITY_TEST)
 static u32 kpt_sc_impl(u32 x)
 {
 	return x + 2;
@@ -1203,12 +1219,14 @@ static unsigned long kpt_static_call_site(void)
 /* An inline static call site is rewritten by static_call_update(). */
 static void reject_static_call_site(struct kunit *test)
 {
-#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+#if !defined(CONFIG_HAVE_STATIC_CALL_INLINE)
+	kunit_skip(test, "no inline static calls on this arch");
+#elif !IS_MODULE(CONFIG_KPROBES_SANITY_TEST)
+	kunit_skip(test, "built in: the sites are the kernel's");
+#else
 	struct test_probe *tp;
 	unsigned long site;
 
-	if (!IS_MODULE(CONFIG_KPROBES_SANITY_TEST))
-		kunit_skip(test, "built in: the sites are the kernel's");
 	site = kpt_static_call_site();
 	KUNIT_ASSERT_NE_MSG(test, site, 0, "no static call site for kpt_sc");
 	KUNIT_ASSERT_TRUE(test, site >= (unsigned long)kpt_static_caller &&
@@ -1218,8 +1236,6 @@ static void reject_static_call_site(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &tp->kp), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kpt_static_caller(1), 4u);
 	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
-#else
-	kunit_skip(test, "no inline static calls on this arch");
 #endif
 }
 
@@ -1235,12 +1251,14 @@ static __used noinline __noipa u32 kpt_keyed(u32 x)
 /* A jump label site belongs to the jump label code: no probe there. */
 static void reject_jump_label_site(struct kunit *test)
 {
-#ifdef CONFIG_JUMP_LABEL
+#if !defined(CONFIG_JUMP_LABEL)
+	kunit_skip(test, "CONFIG_JUMP_LABEL is off: no jump label sites");
+#elif !IS_MODULE(CONFIG_KPROBES_SANITY_TEST)
+	kunit_skip(test, "built in: the sites are the kernel's");
+#else
 	struct jump_entry *e, *end;
 	struct test_probe *tp;
 
-	if (!IS_MODULE(CONFIG_KPROBES_SANITY_TEST))
-		kunit_skip(test, "built in: the sites are the kernel's");
 	e = THIS_MODULE->jump_entries;
 	end = e + THIS_MODULE->num_jump_entries;
 	while (e < end && jump_entry_key(e) != &kpt_key.key)
@@ -1250,8 +1268,6 @@ static void reject_jump_label_site(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &tp->kp), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kpt_keyed(1), 1u);
 	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
-#else
-	kunit_skip(test, "CONFIG_JUMP_LABEL is off: no jump label sites");
 #endif
 }
 

@@ -530,7 +530,7 @@ static const char *kpx_scan_cold_part(struct kpx_scan *scan)
 	scoped_guard(preempt) {
 		mod = __module_text_address(scan->start);
 		if (mod)
-			strscpy(modname, mod->name, sizeof(modname));
+			strscpy(modname, module_name(mod), sizeof(modname));
 	}
 	if (!mod) {
 		kallsyms_on_each_match_symbol(kpx_scan_one_cold, name, scan);
@@ -599,6 +599,27 @@ static bool kpx_scan_lands_in(struct kpx_scan *scan, unsigned long lo,
 }
 
 #ifdef CONFIG_JUMP_LABEL
+#ifdef CONFIG_MODULES
+/* The jump table of the module whose text holds @addr, if one does. */
+static void kpx_module_jump_table(unsigned long addr, struct jump_entry **entry,
+				  struct jump_entry **stop)
+{
+	struct module *mod;
+
+	guard(preempt)();
+	mod = __module_text_address(addr);
+	if (mod) {
+		*entry = mod->jump_entries;
+		*stop = *entry + mod->num_jump_entries;
+	}
+}
+#else
+static void kpx_module_jump_table(unsigned long addr, struct jump_entry **entry,
+				  struct jump_entry **stop)
+{
+}
+#endif
+
 /*
  * A static branch that is a nop today may become a jump tomorrow: none
  * of the text's may jump strictly inside (@lo, @hi). Called with
@@ -608,16 +629,9 @@ static bool kpx_jump_label_into(unsigned long lo, unsigned long hi)
 {
 	struct jump_entry *entry = __start___jump_table;
 	struct jump_entry *stop = __stop___jump_table;
-	struct module *mod;
 	unsigned long to;
 
-	scoped_guard(preempt) {
-		mod = __module_text_address(lo);
-		if (mod) {
-			entry = mod->jump_entries;
-			stop = entry + mod->num_jump_entries;
-		}
-	}
+	kpx_module_jump_table(lo, &entry, &stop);
 	/* The module cannot go: kprobes holds a reference on it. */
 	for (; entry < stop; entry++) {
 		to = jump_entry_target(entry);
