@@ -13,6 +13,10 @@ KP_DEBARCH=arm64
 KP_OWN_BACKEND=1
 KP_KUNIT_QEMU_ARGS=()
 
+# arm64's Kconfig has SMP as a def_bool y: there is no uniprocessor arm64
+# kernel to build.
+KP_MATRIX_NO_VARIANTS=nosmp
+
 arch_qemu() {
 	# QEMU 7.2's multi-threaded TCG may translate a function while
 	# another vCPU patches it and keep the old code.  arm64's ftrace

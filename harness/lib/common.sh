@@ -259,7 +259,7 @@ arch_vars() {
 	[ -f "$KP_HARNESS/arch/$1.sh" ] || die "unknown arch '$1' (no harness/arch/$1.sh)"
 	unset -f arch_qemu arch_test_boot_args
 	KP_BUSYBOX= KP_DEBARCH= KP_OWN_BACKEND= KP_KUNIT_QEMU_ARGS=() KP_KCFLAGS=()
-	KP_CROSS_TREE_PACKAGE= KP_MATRIX_BASE_ERRORS=()
+	KP_CROSS_TREE_PACKAGE= KP_MATRIX_BASE_ERRORS=() KP_MATRIX_NO_VARIANTS=
 	# shellcheck source=/dev/null
 	. "$KP_HARNESS/arch/$1.sh"
 	KP_ARCH=$1

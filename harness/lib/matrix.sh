@@ -57,9 +57,18 @@ matrix_all() {
 	echo "$KP_MATRIX_ARCHES"
 	for a in $KP_MATRIX_VARIANT_ARCHES; do
 		for v in $KP_MATRIX_VARIANTS; do
-			echo "$a+$v"
+			matrix_variant_exists "$a" "$v" && echo "$a+$v"
 		done
 	done
+}
+
+# matrix_variant_exists ARCH NAME: can ARCH be configured as the variant?
+# Not when its arch file lists it in KP_MATRIX_NO_VARIANTS (arm64 is
+# always SMP).
+matrix_variant_exists() {
+	local no
+	no=$(arch_fact "$1" KP_MATRIX_NO_VARIANTS)
+	[[ " $no " != *" $2 "* ]]
 }
 
 matrix_check_arches() {
@@ -69,8 +78,11 @@ matrix_check_arches() {
 		*" ${a%%+*} "*) ;;
 		*) die "unknown arch '${a%%+*}' for matrix (one or more of: ${KP_MATRIX_ARCHES// /, }, or all)" ;;
 		esac
-		[ "$a" = "${a%%+*}" ] || [ -f "$KP_HARNESS/config/matrix/variant-${a#*+}.config" ] ||
+		[ "$a" = "${a%%+*}" ] && continue
+		[ -f "$KP_HARNESS/config/matrix/variant-${a#*+}.config" ] ||
 			die "unknown matrix variant '${a#*+}' in '$a' (one of: ${KP_MATRIX_VARIANTS// /, })"
+		matrix_variant_exists "${a%%+*}" "${a#*+}" ||
+			die "'$a': ${a%%+*} cannot be configured that way (see KP_MATRIX_NO_VARIANTS in harness/arch/${a%%+*}.sh)"
 	done
 }
 
@@ -142,11 +154,16 @@ matrix_configure() {
 	fi
 	# Checked on every run, not only after configuring: a config that
 	# failed the check stays failed until the fragments change.
+	# With --base, options only the project has are left out: said, not
+	# failing.
+	local bad=0
 	{
-		check_config "$ours" "$KP_BUILD_OUT/.config"
-		matrix_check_offers "$KP_BUILD_OUT/.config" "$ours"
-	} >"$KP_TMP/matrix-config.txt" || true
-	if [ -s "$KP_TMP/matrix-config.txt" ]; then
+		check_config "$ours" "$KP_BUILD_OUT/.config" || bad=1
+		matrix_check_offers "$KP_BUILD_OUT/.config" "$ours" || bad=1
+	} >"$KP_TMP/matrix-config.txt"
+	if ((bad == 0)); then
+		cat "$KP_TMP/matrix-config.txt" >>"$log"
+	else
 		{
 			echo "  the config is not what harness/config/matrix/{common,$KP_ARCH${KP_MATRIX_CONFIG:+,variant-$KP_MATRIX_CONFIG}}.config asks for:"
 			cat "$KP_TMP/matrix-config.txt"

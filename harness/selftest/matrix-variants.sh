@@ -84,7 +84,7 @@ grep -q 'variant-nosmp}.config' "$KP_TMP/matrix-why" ||
 rm -f "$tmp/extra"
 
 # Unknown arches and variants are refused before anything builds.
-for bad in x86_64+bogus m68k+nosmp; do
+for bad in x86_64+bogus m68k+nosmp arm64+nosmp; do
 	if (KP_ARCHES=$bad matrix_check_arches) >/dev/null 2>&1; then
 		fail "matrix_check_arches took '$bad'"
 	fi
@@ -94,9 +94,11 @@ done
 
 # "all" is every arch and every variant of the two variant arches.
 all=$(matrix_all | tr '\n' ' ')
-for want in loongarch64 sparc64 x86_64+nojumplabel arm64+kunit-builtin; do
+for want in loongarch64 sparc64 x86_64+nojumplabel x86_64+nosmp arm64+kunit-builtin; do
 	[[ " $all " == *" $want "* ]] || fail "matrix_all lacks $want"
 done
+# ... but what the arch cannot be (arm64 is always SMP).
+[[ " $all " == *" arm64+nosmp "* ]] && fail "matrix_all has arm64+nosmp"
 
 # Only the named arches' compilers: parisc64 needs both hppa compilers, a
 # variant of x86_64 none, loongarch64's come from the cross tree.
