@@ -20,27 +20,29 @@ build_vars() {
 	return 0
 }
 
-# An arch whose compiler only Debian 13 has builds in the cross tree
-# (harness/lib/crosstree.sh).
+# in_build_tree COMMAND...: COMMAND where the arch's compiler is: in the
+# cross tree for an arch whose compiler only Debian 13 has
+# (harness/lib/crosstree.sh), on the host otherwise.
+in_build_tree() {
+	if [ -n "${KP_CROSS_TREE_PACKAGE:-}" ]; then
+		cross_tree_run "$@"
+	else
+		"$@"
+	fi
+}
+
 kmake() {
-	local run=()
-	[ -z "${KP_CROSS_TREE_PACKAGE:-}" ] || run=(cross_tree_run)
-	${run[@]+"${run[@]}"} make -C "$KP_BUILD_SRC" O="$KP_BUILD_OUT" ARCH="$KP_KARCH" \
+	in_build_tree make -C "$KP_BUILD_SRC" O="$KP_BUILD_OUT" ARCH="$KP_KARCH" \
 		CROSS_COMPILE="$KP_CROSS" CC="ccache ${KP_CROSS}gcc" \
 		HOSTCC="ccache gcc" ${KP_KCFLAGS[@]+KCFLAGS="${KP_KCFLAGS[*]}"} \
 		-j"$(nproc)" "$@"
 }
 
-# kcross TOOL ARGS...: the arch's cross binutils' TOOL (nm, objdump, ...),
-# in the cross tree where kmake builds there.
+# kcross TOOL ARGS...: the arch's cross binutils' TOOL (nm, objdump, ...).
 kcross() {
 	local tool=$1
 	shift
-	if [ -n "${KP_CROSS_TREE_PACKAGE:-}" ]; then
-		cross_tree_run "${KP_CROSS}$tool" "$@"
-	else
-		"${KP_CROSS}$tool" "$@"
-	fi
+	in_build_tree "${KP_CROSS}$tool" "$@"
 }
 
 # A distro kernel takes Debian's values over the small config's (the last

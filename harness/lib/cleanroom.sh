@@ -37,6 +37,24 @@ ensure_debootstrap() {
 		die "$1: apt-get install debootstrap failed (see $KP_LOGS/apt.log)"
 }
 
+# make_trixie_tree ROOT LOG WHAT PACKAGE...: a minbase Debian 13 tree at
+# ROOT with PACKAGE... in it, made with debootstrap from this machine's apt
+# mirror and marked ready (ROOT/.kp-ready) once complete.  WHAT says what
+# the tree is for, in its messages.
+make_trixie_tree() {
+	local root=$1 log=$2 what=$3 mirror
+	shift 3
+	[ "$(id -u)" = 0 ] || die "$what: run as root (debootstrap needs it)"
+	ensure_debootstrap "$what"
+	mirror=$(cleanroom_mirror)
+	rm -rf "$root"
+	run_step "fetching $what (a minbase trixie tree from $mirror)" "$log" \
+		debootstrap --variant=minbase --include="$(IFS=,; echo "$*")" \
+		trixie "$root" "$mirror" ||
+		die "debootstrap of trixie with $* failed (see $log); it needs Debian's registry"
+	touch "$root/.kp-ready"
+}
+
 # A fresh system each run, unpacked from a cached debootstrap tarball (only
 # Debian's packages are in it).
 cleanroom_make() {

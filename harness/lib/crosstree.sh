@@ -9,24 +9,19 @@
 # shellcheck shell=bash
 
 KP_CROSS_TREE_ROOT=${KP_CROSS_TREE_ROOT:-$KP_WORK/cross-trixie}
-KP_CROSS_TREE_BASE=make,gcc,libc6-dev,bc,bison,flex,libelf-dev,libssl-dev,python3,perl,ccache,kmod,cpio,xz-utils
+KP_CROSS_TREE_BASE=(make gcc libc6-dev bc bison flex libelf-dev libssl-dev python3 perl ccache
+	kmod cpio xz-utils)
 
 # ensure_cross_tree PACKAGE...: the tree, with PACKAGE... installed in it.
-# Made with debootstrap from this machine's apt mirror the first time;
+# Made with make_trixie_tree (harness/lib/cleanroom.sh) the first time;
 # later packages are added with the tree's own apt-get.
 ensure_cross_tree() {
-	local root=$KP_CROSS_TREE_ROOT log=$KP_LOGS/cross-trixie.log mirror p missing=()
+	local root=$KP_CROSS_TREE_ROOT log=$KP_LOGS/cross-trixie.log p missing=()
 	[ "$#" -gt 0 ] || return 0
 	[ "$(id -u)" = 0 ] || die "Debian 13's cross compilers ($*): run as root (debootstrap and chroot need it)"
 	if [ ! -f "$root/.kp-ready" ]; then
-		ensure_debootstrap "Debian 13's cross compilers"
-		mirror=$(cleanroom_mirror)
-		rm -rf "$root"
-		run_step "fetching Debian 13's cross compilers $* (a minbase trixie tree from $mirror)" "$log" \
-			debootstrap --variant=minbase --include="$KP_CROSS_TREE_BASE,$(IFS=,; echo "$*")" \
-			trixie "$root" "$mirror" ||
-			die "debootstrap of trixie with $* failed (see $log); it needs Debian's registry"
-		touch "$root/.kp-ready"
+		make_trixie_tree "$root" "$log" "Debian 13's cross compilers $*" \
+			"${KP_CROSS_TREE_BASE[@]}" "$@"
 		return 0
 	fi
 	for p in "$@"; do

@@ -17,25 +17,18 @@ KP_MATRIX_VARIANTS="nojumplabel noftrace nomodules kunit-builtin nosmp nopreempt
 KP_MATRIX_VARIANT_ARCHES="x86_64 arm64"
 KP_MATRIX_LOGS=$KP_ROOT/out/logs
 
-# The cross compilers of the arches this run builds ($KP_ARCHES), in
-# KP_PACKAGES's "package:command" form (KP_CROSS_PACKAGE in
-# harness/arch/ARCH.sh; the host gcc builds x86_64, and i386 with -m32).
+# matrix_packages [NAME]: the compilers of the arches this run builds
+# ($KP_ARCHES), one a line, each once: NAME is KP_CROSS_PACKAGE (the
+# default: Debian 12's, in KP_PACKAGES's "package:command" form; the host
+# gcc builds x86_64, and i386 with -m32) or KP_CROSS_TREE_PACKAGE (Debian
+# 13's, for harness/lib/crosstree.sh's tree).
 matrix_packages() {
 	local a p
 	for a in $KP_ARCHES; do
-		p=$(arch_fact "${a%%+*}" KP_CROSS_PACKAGE)
+		p=$(arch_fact "${a%%+*}" "${1:-KP_CROSS_PACKAGE}")
 		# shellcheck disable=SC2086 # one word per package
 		[ -z "$p" ] || printf '%s\n' $p
-	done
-}
-
-# The compilers of the arches this run builds that come from Debian 13
-# (KP_CROSS_TREE_PACKAGE, installed in harness/lib/crosstree.sh's tree).
-matrix_tree_packages() {
-	local a
-	for a in $KP_ARCHES; do
-		arch_fact "${a%%+*}" KP_CROSS_TREE_PACKAGE
-	done | grep . | sort -u || true
+	done | sort -u
 }
 
 # What an arch offers (a HAVE_ symbol set by its Kconfig) and the option

@@ -11,21 +11,13 @@
 KP_MTTCG_ROOT=${KP_MTTCG_ROOT:-$KP_WORK/qemu-trixie}
 
 # ensure_mttcg_qemu: the trixie tree with qemu-system-x86 in it, made once
-# with debootstrap from this machine's apt mirror (harness/lib/cleanroom.sh
-# has both).
+# (make_trixie_tree in harness/lib/cleanroom.sh).
 ensure_mttcg_qemu() {
-	local root=$KP_MTTCG_ROOT log=$KP_LOGS/qemu-trixie.log mirror
+	local root=$KP_MTTCG_ROOT
 	[ -x "$root/usr/bin/qemu-system-x86_64" ] && [ -x "$root/usr/bin/qemu-system-aarch64" ] &&
 		[ -f "$root/.kp-ready" ] && return 0
-	[ "$(id -u)" = 0 ] || die "Debian 13's QEMU: run as root (debootstrap needs it)"
-	ensure_debootstrap "Debian 13's QEMU"
-	mirror=$(cleanroom_mirror)
-	rm -rf "$root"
-	run_step "fetching Debian 13's QEMU (a minbase trixie tree from $mirror)" "$log" \
-		debootstrap --variant=minbase --include=qemu-system-x86,qemu-system-arm,qemu-system-data \
-		trixie "$root" "$mirror" ||
-		die "debootstrap of trixie with qemu-system-x86 and -arm failed (see $log); it needs Debian's registry"
-	touch "$root/.kp-ready"
+	make_trixie_tree "$root" "$KP_LOGS/qemu-trixie.log" "Debian 13's QEMU" \
+		qemu-system-x86 qemu-system-arm qemu-system-data
 }
 
 # mttcg_qemu [BINARY]: the start of a QEMU command line that runs

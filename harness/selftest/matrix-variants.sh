@@ -102,11 +102,11 @@ done
 
 # Only the named arches' compilers: parisc64 needs both hppa compilers, a
 # variant of x86_64 none, loongarch64's come from the cross tree.
-pkgs=$(KP_ARCHES="parisc64 x86_64+nosmp loongarch64" matrix_packages | tr '\n' ' ')
-[ "$pkgs" = "gcc-hppa64-linux-gnu:hppa64-linux-gnu-gcc gcc-hppa-linux-gnu:hppa-linux-gnu-gcc " ] ||
+pkgs=$(KP_ARCHES="parisc64 parisc x86_64+nosmp loongarch64" matrix_packages | tr '\n' ' ')
+[ "$pkgs" = "gcc-hppa-linux-gnu:hppa-linux-gnu-gcc gcc-hppa64-linux-gnu:hppa64-linux-gnu-gcc " ] ||
 	fail "matrix_packages gave '$pkgs'"
-tree=$(KP_ARCHES="parisc64 loongarch64" matrix_tree_packages)
-[ "$tree" = gcc-loongarch64-linux-gnu ] || fail "matrix_tree_packages gave '$tree'"
+tree=$(KP_ARCHES="parisc64 loongarch64" matrix_packages KP_CROSS_TREE_PACKAGE)
+[ "$tree" = gcc-loongarch64-linux-gnu ] || fail "matrix_packages KP_CROSS_TREE_PACKAGE gave '$tree'"
 
 # A build that failed only on the base's own listed errors passes; one
 # more error, any error in our files, or no error line at all does not.
