@@ -50,6 +50,14 @@
 #define MARK_LEN	4
 #define MARK_STEP	2
 #define MARK_WORD	((MARK_AFTER << 20) | (5 << 7) | 0x13)
+#elif defined(CONFIG_ARM) && !defined(CONFIG_THUMB2_KERNEL)
+#define HAVE_MARK	1
+#define PROBE_IP_BIAS	0
+/* movw r9, #MARK_AFTER (ARM mode, always executed) */
+#define MARK_LEN	4
+#define MARK_STEP	4
+#define MARK_WORD	(0xe3000000u | ((MARK_AFTER >> 12) << 16) | (9 << 12) | \
+			 (MARK_AFTER & 0xfff))
 #else
 #define HAVE_MARK	0
 #define PROBE_IP_BIAS	0
@@ -57,9 +65,15 @@
 #define MARK_STEP	1
 #endif
 
-/* Where the suites know how to read a function's first argument. */
+/*
+ * Where the suites know how to read a function's first argument: with
+ * regs_get_kernel_argument(), or from its register where that is not
+ * inline (s390) or not there (arm, mips, loongarch, powerpc read alike).
+ */
 #define HAVE_FIRST_ARG	(IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64) || \
-			 IS_ENABLED(CONFIG_RISCV))
+			 IS_ENABLED(CONFIG_RISCV) || IS_ENABLED(CONFIG_ARM) ||	\
+			 IS_ENABLED(CONFIG_PPC) || IS_ENABLED(CONFIG_S390) ||	\
+			 IS_ENABLED(CONFIG_LOONGARCH) || IS_ENABLED(CONFIG_MIPS))
 
 #define TEST_ARG	41u
 #define SLEEPER_COOKIE	0x5ee9u
@@ -102,6 +116,11 @@ static __always_inline u32 kpt_mark_moves(void)
 		     ".option pop\n\t"
 		     "mv %0, t0"
 		     : "=r" (v) : : "t0");
+#elif defined(CONFIG_ARM) && !defined(CONFIG_THUMB2_KERNEL)
+	asm volatile("movw r9, #" __stringify(MARK_BEFORE) "\n\t"
+		     "movw r9, #" __stringify(MARK_AFTER) "\n\t"
+		     "mov %0, r9"
+		     : "=r" (v) : : "r9");
 #else
 	v = MARK_AFTER;
 #endif
@@ -208,7 +227,7 @@ int kpt_count_own_sync(struct kprobe *kp, struct pt_regs *regs);
 void kpt_alloc_watch_start(struct kunit *test, struct alloc_watch *w);
 void kpt_alloc_watch_expect(struct kunit *test, struct alloc_watch *w);
 
-/* A load with an exception-table fixup, on x86_64 and arm64 */
+/* A load with an exception-table fixup, on x86 and arm64 */
 extern const u8 kpt_at_fault[];
 
 #ifdef CONFIG_X86_64

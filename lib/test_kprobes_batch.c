@@ -10,6 +10,7 @@
 #include <linux/kmsg_dump.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 
@@ -326,8 +327,13 @@ static int lifetime_caller_fn(void *arg)
 		else
 			kprobes_test_marked(1);
 		c->calls++;
+		/*
+		 * Between calls this task is in no probed code: say so to
+		 * Tasks RCU, which an optimizer waits on (arm, powerpc) and
+		 * which a preemptible spin never satisfies on its own.
+		 */
 		if (!(c->calls & 255))
-			cond_resched();
+			cond_resched_tasks_rcu_qs();
 	}
 	return 0;
 }

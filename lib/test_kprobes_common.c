@@ -207,6 +207,8 @@ static unsigned long mark_reg(struct pt_regs *regs)
 	return regs->regs[9];
 #elif defined(CONFIG_RISCV)
 	return regs->t0;
+#elif defined(CONFIG_ARM)
+	return regs->ARM_r9;
 #else
 	return 0;
 #endif
@@ -214,7 +216,15 @@ static unsigned long mark_reg(struct pt_regs *regs)
 
 unsigned long kpt_first_arg(struct pt_regs *regs)
 {
-#if HAVE_FIRST_ARG
+#if defined(CONFIG_ARM)
+	return regs->ARM_r0;
+#elif defined(CONFIG_MIPS) || defined(CONFIG_LOONGARCH)
+	return regs->regs[4];
+#elif defined(CONFIG_PPC)
+	return regs->gpr[3];
+#elif defined(CONFIG_S390)
+	return regs->gprs[2];
+#elif HAVE_FIRST_ARG
 	return regs_get_kernel_argument(regs, 0);
 #else
 	return 0;

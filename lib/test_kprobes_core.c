@@ -18,7 +18,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
-#ifdef CONFIG_X86_64
+#ifdef CONFIG_X86
 #include <asm/asm.h>
 #include <asm/extable.h>
 #include <asm/ibt.h>
@@ -509,6 +509,9 @@ static void reject_kprobes_code(struct kunit *test)
 static const struct symbol_case noinstr_cases[] = {
 #if defined(CONFIG_X86_64)
 	{ "entry text", "entry_SYSCALL_64" },
+	{ "noinstr function", "exc_int3" },
+#elif defined(CONFIG_X86_32)
+	{ "entry text", "entry_INT80_32" },
 	{ "noinstr function", "exc_int3" },
 #elif defined(CONFIG_ARM64)
 	{ "entry text", "el0t_64_sync" },
@@ -1002,7 +1005,7 @@ static void init_text_disarmed_when_retired(struct kunit *test)
 }
 
 /* A load that faults, for the cases below, where a fixup can be written */
-#ifdef CONFIG_X86_64
+#ifdef CONFIG_X86
 #define KPT_FAULT_LOAD		"movl (%1), %0"
 #define KPT_FAULT_FIXUP		_ASM_EXTABLE(1b, 2b)
 #endif
@@ -1057,7 +1060,7 @@ static void fault_in_probed_insn(struct kunit *test)
 	vfree(page);
 	KUNIT_EXPECT_EQ(test, kpt_insn_fault(&good), 5u);
 #else
-	kunit_skip(test, "the fault case has an exception-table load for x86_64 and arm64 only");
+	kunit_skip(test, "the fault case has an exception-table load for x86 and arm64 only");
 #endif
 }
 
@@ -1148,7 +1151,7 @@ static void fault_in_probed_insn_irqs_off(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fault_watch.hits, 1);
 	KUNIT_EXPECT_TRUE(test, fault_watch.irqs_off);
 #else
-	kunit_skip(test, "the fault case has an exception-table load for x86_64 and arm64 only");
+	kunit_skip(test, "the fault case has an exception-table load for x86 and arm64 only");
 #endif
 }
 

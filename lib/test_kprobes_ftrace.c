@@ -11,7 +11,7 @@
 #include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/string.h>
-#ifdef CONFIG_X86_64
+#ifdef CONFIG_X86
 #include <asm/text-patching.h>
 #endif
 
@@ -157,7 +157,7 @@ static void probe_on_rcu_list_check(struct kunit *test)
  */
 static void x86_int3_on_ftrace_site_not_ours(struct kunit *test)
 {
-#ifdef CONFIG_X86_64
+#ifdef CONFIG_X86
 	struct site_probe *sp = site_probe_at(test, FTRACE_SITE_1, false);
 	void *site = entry_probe_addr(FTRACE_SITE_1);
 	struct pt_regs regs = {};
@@ -181,7 +181,7 @@ static void x86_int3_on_ftrace_site_not_ours(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sp->pre_hits, 0);
 	kpt_unreg_kprobe(test, &sp->kp);
 #else
-	kunit_skip(test, "x86_64's int3 handler");
+	kunit_skip(test, "x86's int3 handler");
 #endif
 }
 
