@@ -260,7 +260,7 @@ void kprobe_opt_neighbours(kprobe_opcode_t *addr)
 /**
  * kprobe_opt_prepare() - give a new aggregate its detour buffer
  * @aggr: the aggregate, filled in but not in the table yet
- * @orig: the probe it is going to hold
+ * @orig: the probe it is going to hold, for the message
  *
  * Return: true when the architecture could prepare a detour; @aggr then
  * starts IDLE and must go through kprobe_opt_release() before it is freed.
@@ -274,9 +274,15 @@ bool kprobe_opt_prepare(struct kprobe_aggr *aggr, struct kprobe *orig)
 	INIT_LIST_HEAD(&op->list);
 	op->state = KPROBE_OPT_NONE;
 
-	/* The architecture takes jump_label_lock and text_mutex itself. */
+	/*
+	 * The architecture prepares from the aggregate, which holds copies
+	 * of the probe's address, opcode and instruction, and may note in
+	 * that instruction how the detour runs it (arm: in place in the
+	 * buffer, or stepped by its callback); the detour reads the
+	 * aggregate's.  It takes jump_label_lock and text_mutex itself.
+	 */
 	scoped_guard(cpus_read_lock)
-		ret = arch_prepare_optimized_kprobe(op, orig);
+		ret = arch_prepare_optimized_kprobe(op, &aggr->kp);
 	if (ret || !arch_prepared_optinsn(&op->optinsn)) {
 		pr_debug("%pS: not optimizable (%d)\n", orig->addr, ret);
 		arch_remove_optimized_kprobe(op);

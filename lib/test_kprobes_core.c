@@ -627,6 +627,36 @@ static void post_handler_after_insn(struct kunit *test)
 			(unsigned long)tp->kp.addr + MARK_LEN);
 }
 
+/*
+ * An optimized probe on an instruction that its detour runs in place (on
+ * arm, the push that begins the marked function): the instruction must run
+ * once.  Should the architecture's callback also step it, as it does when
+ * the detour it reads and the one it prepared disagree, the push runs
+ * twice and the function returns on a moved stack.
+ */
+static void optimized_insn_runs_once(struct kunit *test)
+{
+#ifdef CONFIG_OPTPROBES
+	struct test_probe *tp;
+	void *at;
+	int i;
+
+	at = (void *)entry_probe_point((unsigned long)kprobes_test_marked);
+	tp = kpt_probe_at(test, 'A', NULL, at);
+	tp->kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
+	wait_for_kprobe_optimizer();
+	if (kprobe_opt_state_of(&tp->kp) != KPROBE_OPT_ACTIVE)
+		kunit_skip(test, "the marked function's entry is not optimizable here");
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, kprobes_test_marked(i), MARK_AFTER + i);
+	KUNIT_EXPECT_EQ(test, tp->pre_hits, 4);
+	KUNIT_EXPECT_EQ(test, tp->kp.nmissed, 0);
+#else
+	kunit_skip(test, "no jump optimization in this kernel");
+#endif
+}
+
 /* Both handlers call the probed function itself: two hits are missed. */
 static void missed_in_own_handlers(struct kunit *test)
 {
@@ -1302,6 +1332,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE_PARAM(pre_handler_regs, place_gen_params),
 	KUNIT_CASE(pre_handler_redirect),
 	KUNIT_CASE(post_handler_after_insn),
+	KUNIT_CASE(optimized_insn_runs_once),
 	KUNIT_CASE_PARAM(missed_in_own_handlers, place_gen_params),
 	KUNIT_CASE(missed_in_other_handler),
 	KUNIT_CASE(registered_disabled),
