@@ -121,15 +121,30 @@ enum {
 };
 
 /*
- * Pushed in this order right below pt_regs::orig_ax, they leave the
- * general-purpose part of struct pt_regs (see the asserts in common.h).
+ * Pushed in this order right below pt_regs::orig_ax (on 32-bit, below the
+ * data segment registers), they leave the general-purpose part of struct
+ * pt_regs (see the asserts in common.h).
  */
 static const u8 kpx_saved_regs[] = {
+#ifdef CONFIG_X86_64
 	KPX_DI, KPX_SI, KPX_DX, KPX_CX, KPX_AX, KPX_R8, KPX_R9, KPX_R10,
 	KPX_R11, KPX_BX, KPX_BP, KPX_R12, KPX_R13, KPX_R14, KPX_R15,
+#else
+	KPX_AX, KPX_BP, KPX_DI, KPX_SI, KPX_DX, KPX_CX, KPX_BX,
+#endif
 };
 
-#define KPX_REGS_WORD(field)	(offsetof(struct pt_regs, field) / 8)
+/* A word of the stack, and the number of words of pt_regs past these. */
+#define KPX_WORD		sizeof(long)
+#define KPX_REGS_WORDS_FROM(field)					\
+	((sizeof(struct pt_regs) - offsetof(struct pt_regs, field)) / KPX_WORD)
+
+/*
+ * The data segment registers of a 32-bit pt_regs (gs, fs, es, ds, pushed
+ * in that order) are recorded for the handlers, never reloaded: no handler
+ * has a reason to change them.
+ */
+#define KPX_SEGMENT_WORDS	(IS_ENABLED(CONFIG_X86_64) ? 0 : 4)
 
 static void kpx_put(struct kpx_emit *e, const u8 *bytes, unsigned int n)
 {
@@ -146,7 +161,9 @@ static void kpx_put(struct kpx_emit *e, const u8 *bytes, unsigned int n)
 /* lea disp8(%rsp), %rsp: moves the stack pointer, leaves the flags. */
 static void kpx_emit_sp_add(struct kpx_emit *e, s8 bytes)
 {
-	kpx_emit(e, 0x48, 0x8d, 0x64, 0x24);
+	if (IS_ENABLED(CONFIG_X86_64))
+		kpx_emit(e, 0x48);				/* REX.W */
+	kpx_emit(e, 0x8d, 0x64, 0x24);
 	kpx_put(e, (u8 *)&bytes, 1);
 }
 
@@ -190,6 +207,12 @@ static void kpx_emit_pushes(struct kpx_emit *e)
 {
 	int i;
 
+	if (KPX_SEGMENT_WORDS) {
+		kpx_emit(e, 0x0f, 0xa8);			/* push %gs */
+		kpx_emit(e, 0x0f, 0xa0);			/* push %fs */
+		kpx_emit(e, 0x06);				/* push %es */
+		kpx_emit(e, 0x1e);				/* push %ds */
+	}
 	for (i = 0; i < ARRAY_SIZE(kpx_saved_regs); i++)
 		kpx_emit_push_pop(e, kpx_saved_regs[i], 0x50);
 }
@@ -201,6 +224,8 @@ static void kpx_emit_pops(struct kpx_emit *e)
 
 	for (i = ARRAY_SIZE(kpx_saved_regs) - 1; i >= 0; i--)
 		kpx_emit_push_pop(e, kpx_saved_regs[i], 0x58);
+	if (KPX_SEGMENT_WORDS)
+		kpx_emit_sp_add(e, KPX_SEGMENT_WORDS * KPX_WORD);
 }
 
 /* The pops, then the flags: the stack pointer ends at pt_regs::sp. */
@@ -208,8 +233,69 @@ static void kpx_emit_restore(struct kpx_emit *e)
 {
 	kpx_emit_pops(e);
 	/* orig_ax, ip and cs, then the flags */
-	kpx_emit_sp_add(e, 3 * 8);
+	kpx_emit_sp_add(e, 3 * KPX_WORD);
 	kpx_emit(e, 0x9d);
+}
+
+/*
+ * The arguments of kpx_detour_enter(@op, regs), regs being the stack
+ * pointer: %rdi and %rsi on x86_64, %eax and %edx on i386 (regparm).
+ */
+static void kpx_emit_enter_args(struct kpx_emit *e, struct optimized_kprobe *op)
+{
+	unsigned long arg = (unsigned long)op;
+
+	if (IS_ENABLED(CONFIG_X86_64)) {
+		kpx_emit(e, 0x48, 0x89, 0xe6);			/* mov %rsp, %rsi */
+		kpx_emit(e, 0x48, 0xbf);			/* movabs $op, %rdi */
+	} else {
+		kpx_emit(e, 0x89, 0xe2);			/* mov %esp, %edx */
+		kpx_emit(e, 0xb8);				/* mov $op, %eax */
+	}
+	kpx_put(e, (u8 *)&arg, sizeof(arg));
+}
+
+/*
+ * The unwinder's mark of a pt_regs frame in the frame pointer, as the
+ * entry code leaves it: its address plus one on x86_64, its address with
+ * the top bit clear on i386.
+ */
+static void kpx_emit_frame_mark(struct kpx_emit *e)
+{
+	if (!IS_ENABLED(CONFIG_FRAME_POINTER))
+		return;
+	if (IS_ENABLED(CONFIG_X86_64)) {
+		kpx_emit(e, 0x48, 0x8d, 0x6c, 0x24, 0x01);	/* lea 1(%rsp), %rbp */
+	} else {
+		kpx_emit(e, 0x89, 0xe5);			/* mov %esp, %ebp */
+		kpx_emit(e, 0x81, 0xe5);			/* and $~top, %ebp */
+		kpx_emit_s32(e, 0x7fffffff);
+	}
+}
+
+/*
+ * Leave for @regs->ip with the registers and flags of pt_regs, the stack
+ * pointer at the top of the registers.  x86_64's IRET does it in one.  An
+ * IRET at the same privilege on i386 restores no stack pointer, so there
+ * the ip and the flags are copied to the two words below the probed
+ * code's stack pointer (pt_regs::ss and ::sp), the flags popped, and RET
+ * taken; a handler's change of regs->sp is not followed there.
+ */
+static void kpx_emit_leave_to_regs_ip(struct kpx_emit *e)
+{
+	kpx_emit_pops(e);
+	kpx_emit_sp_add(e, KPX_WORD);				/* orig_ax */
+	if (IS_ENABLED(CONFIG_X86_64)) {
+		kpx_emit(e, 0x48, 0xcf);			/* iretq */
+		return;
+	}
+	kpx_emit(e, 0xff, 0x34, 0x24);				/* push (%esp) */
+	kpx_emit(e, 0x8f, 0x44, 0x24, 4 * KPX_WORD);		/* pop to ::ss */
+	kpx_emit(e, 0xff, 0x74, 0x24, 2 * KPX_WORD);		/* push ::flags */
+	kpx_emit(e, 0x8f, 0x44, 0x24, 3 * KPX_WORD);		/* pop to ::sp */
+	kpx_emit_sp_add(e, 3 * KPX_WORD);
+	kpx_emit(e, 0x9d);					/* popf */
+	kpx_emit(e, RET_INSN_OPCODE);
 }
 
 /*
@@ -224,7 +310,6 @@ static int kpx_emit_detour(struct optimized_kprobe *op, u8 *img,
 	long ip = (long)op->kp.addr + INT3_INSN_SIZE;
 	struct kpx_emit e = { .img = img, .at = (unsigned long)op->optinsn.buf };
 	unsigned int jnz, region_at;
-	u64 arg = (unsigned long)op;
 
 	/* Kernel text is in the top 2 GiB: its addresses sign-extend. */
 	if (ip != (s32)ip)
@@ -248,17 +333,16 @@ static int kpx_emit_detour(struct optimized_kprobe *op, u8 *img,
 	kpx_emit_s32(&e, ip);
 	kpx_emit(&e, 0x6a, 0xff);				/* push $-1 */
 	kpx_emit_pushes(&e);
-	kpx_emit(&e, 0x48, 0xc7, 0x84, 0x24);			/* movq $ss, ..(%rsp) */
-	kpx_emit_s32(&e, KPX_REGS_WORD(ss) * 8);
+	if (IS_ENABLED(CONFIG_X86_64))
+		kpx_emit(&e, 0x48);				/* REX.W */
+	kpx_emit(&e, 0xc7, 0x84, 0x24);				/* mov $ss, ..(%rsp) */
+	kpx_emit_s32(&e, offsetof(struct pt_regs, ss));
 	kpx_emit_s32(&e, __KERNEL_DS);
-	if (IS_ENABLED(CONFIG_FRAME_POINTER))
-		kpx_emit(&e, 0x48, 0x8d, 0x6c, 0x24, 0x01);	/* lea 1(%rsp), %rbp */
+	kpx_emit_frame_mark(&e);
 	if (cpu_feature_enabled(X86_FEATURE_SMAP))
 		kpx_emit(&e, 0x0f, 0x01, 0xca);			/* clac */
 
-	kpx_emit(&e, 0x48, 0x89, 0xe6);				/* mov %rsp, %rsi */
-	kpx_emit(&e, 0x48, 0xbf);				/* movabs $op, %rdi */
-	kpx_put(&e, (u8 *)&arg, sizeof(arg));
+	kpx_emit_enter_args(&e, op);
 	if (!kpx_emit_rel32(&e, CALL_INSN_OPCODE, kpx_detour_enter))
 		return -ERANGE;
 	kpx_emit(&e, 0x85, 0xc0);				/* test %eax, %eax */
@@ -267,21 +351,18 @@ static int kpx_emit_detour(struct optimized_kprobe *op, u8 *img,
 	kpx_emit_s32(&e, 0);
 
 	kpx_emit_restore(&e);
-	kpx_emit_sp_add(&e, 2 * 8);
+	kpx_emit_sp_add(&e, KPX_REGS_WORDS_FROM(sp) * KPX_WORD);
 	region_at = e.len;
 	kpx_put(&e, region, size);
 	if (!kpx_emit_rel32(&e, JMP32_INSN_OPCODE, (void *)back))
 		return -ERANGE;
 
 	/*
-	 * moved: ip, cs, flags, sp and ss sit where IRET wants them, so
-	 * leave as the trap would, honouring every register the handler
-	 * changed (the path is rare: its cost does not matter).
+	 * moved: leave as the trap would, honouring the registers the
+	 * handler changed (the path is rare: its cost does not matter).
 	 */
 	put_unaligned((s32)(e.len - jnz - 4), (s32 *)(img + jnz));
-	kpx_emit_pops(&e);
-	kpx_emit_sp_add(&e, 8);					/* orig_ax */
-	kpx_emit(&e, 0x48, 0xcf);				/* iretq */
+	kpx_emit_leave_to_regs_ip(&e);
 
 	if (WARN_ON_ONCE(e.len > MAX_OPTINSN_SIZE))
 		return -ENOSPC;
@@ -806,9 +887,6 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 	int size;
 
 	lockdep_assert_cpus_held();
-	if (!IS_ENABLED(CONFIG_X86_64))
-		return -EOPNOTSUPP;
-
 	scoped_guard(mutex, &text_mutex)
 		size = kpx_opt_region(op, raw);
 	if (size < 0)
