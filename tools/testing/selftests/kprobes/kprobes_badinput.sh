@@ -38,10 +38,11 @@ own_blacklisted() {
 }
 
 # What a misaligned or mid-instruction offset gets: arches with a fixed
-# instruction size check the alignment first.
+# instruction size (and s390, whose instructions are halfword aligned)
+# check the alignment first.
 inside_insn_errno() {
 	case $(uname -m) in
-	aarch64 | arm*) echo EINVAL ;;
+	aarch64 | arm* | ppc* | s390*) echo EINVAL ;;
 	*) echo EILSEQ ;;
 	esac
 }

@@ -13,14 +13,15 @@ TARGET=kernel_clone
 OFF='0x[0-9a-f]+'
 FTRACE_ENABLED=/proc/sys/kernel/ftrace_enabled
 
-# A probe at the entry of a function that is an ftrace site: x86_64 puts
-# it on ftrace ([FTRACE]); others may.  A kernel without the function
-# tracer has no ftrace sites, and then the flag must not show.
+# A probe at the entry of a function that is an ftrace site: x86 puts it
+# on ftrace ([FTRACE]); others may, or optimize the breakpoint (arm).  A
+# kernel without the function tracer has no ftrace sites, and then no flag
+# must show.
 entry_flags() {
 	grep -qx "$TARGET" "$TRACING/available_filter_functions" 2>/dev/null || return 0
 	case $(uname -m) in
-	x86_64) echo '\[FTRACE\]' ;;
-	*) echo '(\[FTRACE\])?' ;;
+	x86_64 | i?86) echo '\[FTRACE\]' ;;
+	*) echo "$ENTRY_FLAG" ;;
 	esac
 }
 
@@ -98,15 +99,15 @@ knob_on_restores_hits() {
 	return 1
 }
 
-# kernel.ftrace_enabled=0 switches ftrace's calls off.  An x86 entry probe
-# rides them and stops with them, as in the base; an arm64 one becomes a
-# BRK on the function's first instruction and keeps firing, as the base's
-# BRK does there.  Both fire once the calls are back on.
+# kernel.ftrace_enabled=0 switches ftrace's calls off.  An entry probe on
+# ftrace ([FTRACE]) rides them and stops with them, as in the base; on
+# arm64 it becomes a BRK on the function's first instruction and keeps
+# firing, as the base's BRK does there, and so does a breakpoint probe
+# (no [FTRACE]) on any arch.  All fire once the calls are back on.
 entry_probe_and_ftrace_enabled() {
-	case $(uname -m) in
-	aarch64) want=keeps ;;
-	*) want=stops ;;
-	esac
+	want=stops
+	[ "$(uname -m)" = aarch64 ] && want=keeps
+	grep -qE "  $TARGET\+$OFF .*\[FTRACE\]$" $LIST || want=keeps
 	if [ ! -f $FTRACE_ENABLED ]; then
 		kst_log "no $FTRACE_ENABLED"
 		return 1
@@ -237,7 +238,7 @@ kst_check "enabled=1 arms them again" knob_on_restores_hits
 # Without the function tracer there is no such sysctl; with an entry probe
 # on ftrace ([FTRACE]) there must be one.
 if [ -f $FTRACE_ENABLED ] || grep -qE "  $TARGET\+$OFF .*\[FTRACE\]$" $LIST; then
-	kst_check "kernel.ftrace_enabled=0: an entry probe stops (x86) or keeps firing (arm64)" \
+	kst_check "kernel.ftrace_enabled=0: an entry probe stops or keeps firing as the base's does" \
 		entry_probe_and_ftrace_enabled
 else
 	ktap_test_skip "kernel.ftrace_enabled: kernel without the function tracer"

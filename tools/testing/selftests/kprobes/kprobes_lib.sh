@@ -13,6 +13,9 @@ SYSCTL=/proc/sys/debug/kprobes-optimization
 TRY=$KST_DIR/kprobes_try
 MODS=$KST_DIR/test_modules
 ADDR='[0-9a-f]{8,16}'
+# The flag an entry probe of a function built with ftrace may show: on
+# ftrace, or a breakpoint the arch's optimizer jump-optimized (arm).
+ENTRY_FLAG='(\[FTRACE\]|\[OPTIMIZED\])?'
 
 kst_log() {
 	echo "# $*"

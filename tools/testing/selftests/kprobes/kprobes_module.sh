@@ -23,7 +23,7 @@ event_on_module() {
 	kst_load_target &&
 		kst_expect OK "$(kst_event "p:kst/mfunc $MOD:$FUNC")" "p:kst/mfunc $MOD:$FUNC" &&
 		kst_event_enable kst/mfunc 1 &&
-		kst_listed "$ADDR  k  $FUNC\+$OFF  $MOD (\[FTRACE\])?" &&
+		kst_listed "$ADDR  k  $FUNC\+$OFF  $MOD $ENTRY_FLAG" &&
 		calls_hit mfunc
 }
 
@@ -56,7 +56,7 @@ unload_marks_gone() {
 
 reload_rearms_event() {
 	kst_load_target || return 1
-	kst_listed "$ADDR  k  $FUNC\+$OFF  $MOD (\[FTRACE\])?" || return 1
+	kst_listed "$ADDR  k  $FUNC\+$OFF  $MOD $ENTRY_FLAG" || return 1
 	kst_expect 1 "$(gone_lines)" "[GONE] lines at $FADDR after the reload" || return 1
 	calls_hit mfunc
 }
@@ -76,10 +76,12 @@ near() {
 }
 
 # The list lines of probes on the function the module's init was.
+# Addresses are as wide as the list prints them: 16 digits, or 8 on a
+# 32-bit kernel.
 init_probe_lines() {
-	at=$(printf '%016x' "$(kst_param kprobes_st_target init_addr)")
+	addr=$(kst_param kprobes_st_target init_addr)
 	while read -r a rest; do
-		near "$a" "$at" && echo "$a $rest"
+		near "$a" "$(printf "%0${#a}x" "$addr")" && echo "$a $rest"
 	done <$LIST
 }
 
