@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# powerpc64le: built by the matrix only.
+# powerpc64le: the base's backend over our core (kprobes on ftrace,
+# optprobes, kretprobes on rethook); built and booted on QEMU's pseries
+# machine.  No distro config and no tools.
 # shellcheck shell=bash disable=SC2034 # read by the harness's libraries
 
 KP_KARCH=powerpc
@@ -7,3 +9,30 @@ KP_SRCARCH=powerpc
 KP_CROSS=powerpc64le-linux-gnu-
 KP_CROSS_PACKAGE=gcc-powerpc64le-linux-gnu:powerpc64le-linux-gnu-gcc
 KP_IMAGE=vmlinux
+KP_BUSYBOX=$KP_WORK/busybox-powerpc64le/bin/busybox
+KP_BUSYBOX_SUITE=bookworm
+KP_BUSYBOX_DEBARCH=ppc64el
+KP_BUSYBOX_URL=http://deb.debian.org/debian/pool/main/b/busybox/busybox-static_1.35.0-4+deb12u1+b1_ppc64el.deb
+KP_BUSYBOX_SHA256=932deb885b840a8cf529708c03a1e87833dc64e66a70585721f8a356d9fe995b
+KP_GUEST_PACKAGES="libc6-dev-ppc64el-cross:/usr/powerpc64le-linux-gnu/include/stdio.h
+	qemu-system-ppc:qemu-system-ppc64
+	qemu-system-data:/usr/share/qemu/vof.bin"
+KP_DEBARCH=
+KP_OWN_BACKEND=
+KP_KUNIT_QEMU_ARGS=()
+KP_TIMEOUT_SCALE=3
+
+arch_qemu() {
+	# VOF (x-vof) instead of SLOF: the kernel's prom_init needs only a
+	# device tree, and SLOF takes long under TCG.  The caps silence
+	# warnings about mitigations TCG cannot give.
+	QEMU=(qemu-system-ppc64
+		-M pseries,x-vof=on,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off
+		-cpu power9 -kernel "$KP_BUILD_OUT/$KP_IMAGE"
+		-append "console=hvc0 $1")
+}
+
+# powerpc has no PREEMPT_DYNAMIC: the config is fully preemptible itself.
+arch_test_boot_args() {
+	:
+}

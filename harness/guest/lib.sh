@@ -22,11 +22,36 @@ to_kmsg() {
 	done
 }
 
-# The series' design, per arch: jump optimization is x86_64's only.  Where
-# it is by design, its sysctl, its KUnit suite and its tests must be there;
-# their absence is a failure, not a skip.
+# The series' design, per arch: of its own backends, x86's optimizes (on
+# x86_64 and i386), arm64's does not.  Where it is by design, its sysctl
+# and its tests must be there; their absence is a failure, not a skip.
 arch_optimizes() {
-	[ "$(kp_arch)" = x86_64 ]
+	case $(kp_arch) in
+	x86_64 | i?86) return 0 ;;
+	esac
+	return 1
+}
+
+# A kernel address as %px prints it: 16 hex digits on a 64-bit kernel, 8
+# on a 32-bit one.
+addr_re() {
+	if kconfig_on 64BIT; then
+		echo '[0-9a-f]{16}'
+	else
+		echo '[0-9a-f]{8}'
+	fi
+}
+
+# The flags of a list line of an entry probe on a function built with
+# ftrace: "[FTRACE]" where the arch has kprobes on ftrace sites (x86,
+# arm64, powerpc, s390); elsewhere the probe is a breakpoint, which the
+# arch's optimizer (arm's) may have optimized.
+entry_flags_re() {
+	if kconfig_on KPROBES_ON_FTRACE; then
+		echo '\[FTRACE\]'
+	elif kconfig_on OPTPROBES; then
+		echo '(\[OPTIMIZED\])?'
+	fi
 }
 
 # kconfig_on SYM: the kernel was built with CONFIG_SYM=y (the harness puts

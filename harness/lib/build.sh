@@ -63,7 +63,12 @@ config_fragments() {
 	fi
 	distro_whole && echo "$KP_BUILD_OUT/distro-whole.config"
 	[ "${KP_DISTRO:-}" = rt ] && echo "$KP_HARNESS/config/distro-rt.config"
-	[ "$debug" = 1 ] && echo "$KP_HARNESS/config/debug.config"
+	if [ "$debug" = 1 ]; then
+		echo "$KP_HARNESS/config/debug.config"
+		# What the arch cannot have of it (KASAN on i386 and mips).
+		[ ! -f "$KP_HARNESS/config/debug-$KP_ARCH.config" ] ||
+			echo "$KP_HARNESS/config/debug-$KP_ARCH.config"
+	fi
 	return 0
 }
 
@@ -187,13 +192,15 @@ build_external() {
 		kmake M="$dst" modules
 }
 
-# The guest's own programs (harness/guest-progs/*.c), static, for its arch.
+# The guest's own programs (harness/guest-progs/*.c), static, for its arch
+# (KP_USER_CFLAGS: what its user space needs beyond the compiler's default).
 build_guest_progs() {
 	local c dst=$KP_BUILD_OUT/guest-progs
 	mkdir -p "$dst"
 	for c in "$KP_HARNESS"/guest-progs/*.c; do
 		run_step "building $(basename "$c")" "$KP_BUILD_OUT/build.log" \
-			"${KP_CROSS}gcc" -static -O2 -Wall -o "$dst/$(basename "$c" .c)" "$c" ||
+			"${KP_CROSS}gcc" ${KP_USER_CFLAGS:-} -static -O2 -Wall \
+			-o "$dst/$(basename "$c" .c)" "$c" ||
 			return
 	done
 }
@@ -216,7 +223,7 @@ build_kselftest() {
 	rm -rf "$KP_BUILD_OUT/kselftest"
 	run_step "building the kprobes kselftest" "$KP_BUILD_OUT/build.log" \
 		make -C "$st" TARGETS=kprobes ARCH="$KP_KARCH" CROSS_COMPILE="$KP_CROSS" \
-		KDIR="$KP_BUILD_OUT" USERLDFLAGS=-static \
+		KDIR="$KP_BUILD_OUT" USERLDFLAGS=-static TARGET_ARCH="${KP_USER_CFLAGS:-}" \
 		KSFT_INSTALL_PATH="$KP_BUILD_OUT/kselftest" install
 }
 

@@ -134,16 +134,6 @@ KP_PACKAGES=(
 	"binutils:readelf"
 )
 
-# Only for a riscv64 guest (--arch riscv64): its cross compiler and libc
-# headers, and QEMU's riscv64 system (qemu-system-misc) with the OpenSBI
-# firmware that "-bios default" loads (qemu-system-data).
-KP_PACKAGES_RISCV64=(
-	"gcc-riscv64-linux-gnu:riscv64-linux-gnu-gcc"
-	"libc6-dev-riscv64-cross:/usr/riscv64-linux-gnu/include/stdio.h"
-	"qemu-system-misc:qemu-system-riscv64"
-	"qemu-system-data:/usr/share/qemu/opensbi-riscv64-generic-fw_dynamic.bin"
-)
-
 # arch_wanted ARCH: this run builds or boots ARCH.
 arch_wanted() {
 	case " ${KP_ARCHES:-} " in *" $1 "*) return 0 ;; esac
@@ -162,7 +152,6 @@ have() {
 # extra needs, when missing.
 ensure_packages() {
 	local missing=() entry wanted=("${KP_PACKAGES[@]}" "$@")
-	arch_wanted riscv64 && wanted+=("${KP_PACKAGES_RISCV64[@]}")
 	for entry in "${wanted[@]}"; do
 		have "${entry#*:}" || missing+=("${entry%%:*}")
 	done
@@ -198,56 +187,75 @@ ensure_arm64_busybox() {
 	rm -rf "$dir.tmp"
 }
 
-# Debian 12 has no riscv64 port; Debian 13 (trixie) has, on the same
-# registry, signed by keys that Debian 12's debian-archive-keyring already
-# holds.  apt fetches and verifies it with a configuration of its own
-# (lists, cache and sources under $KP_WORK/apt-riscv64), so the host's
-# sources, lists and architectures stay as they are.
-KP_RISCV64_SUITE=trixie
-KP_RISCV64_BUSYBOX_URL=http://deb.debian.org/debian/pool/main/b/busybox/busybox-static_1.37.0-6+b9_riscv64.deb
-KP_RISCV64_BUSYBOX_SHA256=4add476d2b185c5b487c285b38d790f0881a7e4a8e2ddde835f917e770eb8633
+# guest_packages: what the arches this run boots need beyond KP_PACKAGES
+# (KP_CROSS_PACKAGE and KP_GUEST_PACKAGES of harness/arch/ARCH.sh), one a
+# line.
+guest_packages() {
+	local a p
+	for a in ${KP_ARCHES:-}; do
+		arch_boots "$a" || continue
+		for p in $(arch_fact "$a" KP_CROSS_PACKAGE) $(arch_fact "$a" KP_GUEST_PACKAGES); do
+			echo "$p"
+		done
+	done
+}
 
-riscv64_apt() {
-	local d=$KP_WORK/apt-riscv64
+# The busybox of an arch whose harness/arch/ARCH.sh pins a Debian package
+# (KP_BUSYBOX_URL, KP_BUSYBOX_SHA256; KP_BUSYBOX_SUITE and
+# KP_BUSYBOX_DEBARCH for apt): fetched on its own, with no change to the
+# host's sources, lists or architectures.  apt-helper checks the pinned
+# checksum; when a point release has moved the package out of the pool, an
+# apt with a configuration of its own (lists, cache and sources under
+# $KP_WORK/apt-ARCH) finds the current one, verified by the signatures
+# that debian-archive-keyring holds for Debian 12 and 13.
+foreign_apt() {
+	local d=$1 debarch=$2
+	shift 2
 	apt-get -q -o Dir::State="$d/state" -o Dir::State::status="$d/state/status" \
 		-o Dir::Cache="$d/cache" -o Dir::Etc::SourceList="$d/sources.list" \
 		-o Dir::Etc::SourceParts="$d/empty" -o Dir::Etc::PreferencesParts="$d/empty" \
 		-o Dir::Etc::Preferences="$d/empty/none" \
-		-o APT::Architecture=riscv64 -o APT::Architectures=riscv64 \
+		-o APT::Architecture="$debarch" -o APT::Architectures="$debarch" \
 		-o Acquire::Languages=none -o Acquire::Retries=3 "$@"
 }
 
-ensure_riscv64_busybox() {
-	local dir=$KP_WORK/busybox-riscv64 d=$KP_WORK/apt-riscv64 deb
+ensure_busybox() {
+	local a=$1 url sha suite debarch dir d deb
+	url=$(arch_fact "$a" KP_BUSYBOX_URL)
+	[ -n "$url" ] || return 0
+	sha=$(arch_fact "$a" KP_BUSYBOX_SHA256)
+	suite=$(arch_fact "$a" KP_BUSYBOX_SUITE)
+	debarch=$(arch_fact "$a" KP_BUSYBOX_DEBARCH)
+	dir=$KP_WORK/busybox-$a
+	d=$KP_WORK/apt-$a
 	[ -x "$dir/bin/busybox" ] && return 0
-	stage "fetching busybox-static for riscv64 from Debian $KP_RISCV64_SUITE"
+	stage "fetching busybox-static:$debarch from Debian $suite for $a"
 	rm -rf "$d" "$dir.tmp"
 	mkdir -p "$d/state/lists/partial" "$d/cache/archives/partial" "$d/empty" "$dir.tmp"
 	: >"$d/state/status"
-	echo "deb [arch=riscv64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
-		"http://deb.debian.org/debian $KP_RISCV64_SUITE main" >"$d/sources.list"
-	# The pinned build first: its checksum is ours, so no index is
-	# needed.  When trixie has moved on and the pool no longer holds it,
-	# apt finds the current one.
-	if ! /usr/lib/apt/apt-helper download-file "$KP_RISCV64_BUSYBOX_URL" \
-		"$dir.tmp/busybox-static_pinned_riscv64.deb" \
-		"SHA256:$KP_RISCV64_BUSYBOX_SHA256" >>"$KP_LOGS/apt.log" 2>&1; then
+	echo "deb [arch=$debarch signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+		"http://deb.debian.org/debian $suite main" >"$d/sources.list"
+	if ! /usr/lib/apt/apt-helper download-file "$url" \
+		"$dir.tmp/busybox-static_pinned_$debarch.deb" \
+		"SHA256:$sha" >>"$KP_LOGS/apt.log" 2>&1; then
 		rm -f "$dir.tmp"/*.deb
-		riscv64_apt update >>"$KP_LOGS/apt.log" 2>&1 ||
-			die "busybox-static for riscv64: the pinned package is gone and" \
-				"apt-get update of Debian $KP_RISCV64_SUITE failed (see" \
+		foreign_apt "$d" "$debarch" update >>"$KP_LOGS/apt.log" 2>&1 ||
+			die "busybox-static for $a: the pinned package is gone and" \
+				"apt-get update of Debian $suite ($debarch) failed (see" \
 				"$KP_LOGS/apt.log; \"unexpected size\" is a mirror mid-sync," \
 				"retry later; a signature error means debian-archive-keyring" \
-				"must hold the $KP_RISCV64_SUITE keys)"
-		(cd "$dir.tmp" && riscv64_apt download busybox-static) >>"$KP_LOGS/apt.log" 2>&1 ||
-			die "could not download busybox-static for riscv64 (see $KP_LOGS/apt.log)"
+				"must hold the $suite keys)"
+		(cd "$dir.tmp" && foreign_apt "$d" "$debarch" download busybox-static) \
+			>>"$KP_LOGS/apt.log" 2>&1 ||
+			die "could not download busybox-static:$debarch for $a (see $KP_LOGS/apt.log)"
 	fi
-	deb=$(ls "$dir.tmp"/busybox-static_*_riscv64.deb)
+	deb=$(ls "$dir.tmp"/busybox-static_*_"$debarch".deb)
 	dpkg -x "$deb" "$dir.tmp/root"
-	# Debian 13 has merged /usr: the binary is in usr/bin there.
+	# Debian 13 has merged /usr (usr/bin), Debian 12 not (bin).
 	mkdir -p "$dir.tmp/bin"
-	mv "$dir.tmp/root/usr/bin/busybox" "$dir.tmp/bin/busybox" ||
-		die "busybox-static for riscv64 has no usr/bin/busybox ($deb)"
+	mv "$dir.tmp/root/usr/bin/busybox" "$dir.tmp/bin/busybox" 2>/dev/null ||
+		mv "$dir.tmp/root/bin/busybox" "$dir.tmp/bin/busybox" ||
+		die "busybox-static for $a has no bin/busybox or usr/bin/busybox ($deb)"
 	rm -rf "$dir" "$d" "$dir.tmp/root" "$dir.tmp"/*.deb
 	mv "$dir.tmp" "$dir"
 }
@@ -260,6 +268,8 @@ arch_vars() {
 	unset -f arch_qemu arch_test_boot_args
 	KP_BUSYBOX= KP_DEBARCH= KP_OWN_BACKEND= KP_KUNIT_QEMU_ARGS=() KP_KCFLAGS=()
 	KP_CROSS_TREE_PACKAGE= KP_MATRIX_BASE_ERRORS=() KP_MATRIX_NO_VARIANTS=
+	KP_BUSYBOX_URL= KP_BUSYBOX_SHA256= KP_BUSYBOX_SUITE= KP_BUSYBOX_DEBARCH=
+	KP_GUEST_PACKAGES= KP_USER_CFLAGS= KP_QEMU_MEM= KP_TIMEOUT_SCALE=1
 	# shellcheck source=/dev/null
 	. "$KP_HARNESS/arch/$1.sh"
 	KP_ARCH=$1

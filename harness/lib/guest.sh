@@ -105,7 +105,7 @@ qemu_cmd() {
 	append="printk.devkmsg=on panic=-1 kp.job=$job $*"
 	# The arch's part: harness/arch/$KP_ARCH.sh.
 	arch_qemu "$append"
-	QEMU+=(-smp "${KP_SMP:-2}" -m "${KP_MEM:-1024}" -no-reboot
+	QEMU+=(-smp "${KP_SMP:-2}" -m "${KP_MEM:-${KP_QEMU_MEM:-1024}}" -no-reboot
 		-initrd "${KP_INITRD:-$KP_BUILD_OUT/initramfs.cpio}")
 	if [ -n "${KP_ICOUNT:-}" ]; then
 		QEMU+=(-icount shift=0,sleep=off)
@@ -133,8 +133,9 @@ guest_boot() {
 	shift 3
 	KP_CONSOLE=$KP_RESULTS/$name.console.log
 	# A hang guard, not a budget: debug kernels (lockdep, KASAN) run the
-	# same suites several times slower under TCG.
-	timeout=${KP_TIMEOUT:-$((KP_DEBUG == 1 ? 3600 : 1800))}
+	# same suites several times slower under TCG, and so do the arches
+	# whose TCG is slow (KP_TIMEOUT_SCALE in harness/arch/ARCH.sh).
+	timeout=${KP_TIMEOUT:-$(((KP_DEBUG == 1 ? 3600 : 1800) * ${KP_TIMEOUT_SCALE:-1}))}
 	KP_JOB=$job make_initramfs
 	# With KP_TOOLS_CPIO, the tools rootfs follows as a second archive,
 	# uncompressed: the kernel unpacks both into the same root, and spends

@@ -20,8 +20,8 @@ KP_MATRIX_LOGS=$KP_ROOT/out/logs
 # matrix_packages [NAME]: the compilers of the arches this run builds
 # ($KP_ARCHES), one a line, each once: NAME is KP_CROSS_PACKAGE (the
 # default: Debian 12's, in KP_PACKAGES's "package:command" form; the host
-# gcc builds x86_64, and i386 with -m32) or KP_CROSS_TREE_PACKAGE (Debian
-# 13's, for harness/lib/crosstree.sh's tree).
+# gcc builds x86_64) or KP_CROSS_TREE_PACKAGE (Debian 13's, for
+# harness/lib/crosstree.sh's tree).
 matrix_packages() {
 	local a p
 	for a in $KP_ARCHES; do

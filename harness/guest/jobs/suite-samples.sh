@@ -11,15 +11,15 @@ LIST=/sys/kernel/debug/kprobes/list
 FUNCS=/sys/kernel/tracing/enabled_functions
 HIST=/sys/kernel/debug/kretprobe_latency/histogram
 
-# kernel_clone's entry is an ftrace site, which x86 and arm64 probe through
-# ftrace.  The probe is listed at the function's start on both (after its
-# ENDBR on x86 with IBT, entry_off): arm64's rides the site, the BL after
-# MOV X9, X30, from the first instruction.
-case $(uname -m) in
-x86_64 | aarch64) FLAGS='\[FTRACE\]' ;;
-*) FLAGS= ;;
-esac
+# kernel_clone's entry is an ftrace site, which the arches with kprobes on
+# ftrace probe through ftrace.  The probe is listed at the function's
+# start (after its ENDBR on x86 with IBT, entry_off): arm64's rides the
+# site, the BL after MOV X9, X30, from the first instruction.
+FLAGS=$(entry_flags_re)
+ON_FTRACE=
+kconfig_on KPROBES_ON_FTRACE && ON_FTRACE=1
 ENTRY_OFF=$(entry_off)
+ADDR=$(addr_re)
 
 ftrace_hooked() {
 	grep -q '^kernel_clone ' $FUNCS
@@ -29,16 +29,16 @@ ftrace_hooked() {
 # kernel symbol has a lone space where a module's name would be.  Where it
 # fires through ftrace, kernel_clone's ftrace site is in use.
 listed() {
-	grep -qE "^[0-9a-f]{16}  $1  kernel_clone\+$ENTRY_OFF    $FLAGS\$" $LIST ||
+	grep -qE "^$ADDR  $1  kernel_clone\+$ENTRY_OFF    $FLAGS\$" $LIST ||
 		fail "no $1 line for kernel_clone: $(cat $LIST)" || return 1
-	[ -z "$FLAGS" ] || ftrace_hooked || fail "kernel_clone's ftrace site is not in use"
+	[ -z "$ON_FTRACE" ] || ftrace_hooked || fail "kernel_clone's ftrace site is not in use"
 }
 
 # After rmmod nothing of the probe is left on kernel_clone, which keeps
 # running: no line in the list, its ftrace site released, no hit reported.
 gone_from_kernel_clone() {	# message-of-a-hit
 	! grep kernel_clone $LIST || fail "still listed" || return 1
-	if [ -n "$FLAGS" ] && ftrace_hooked; then
+	if [ -n "$ON_FTRACE" ] && ftrace_hooked; then
 		fail "ftrace site still in use: $(grep '^kernel_clone ' $FUNCS)"
 		return 1
 	fi
@@ -91,7 +91,7 @@ latency_logged() {
 latency_gone() {
 	! grep kernel_clone $LIST || fail "still listed" || return 1
 	[ ! -e $HIST ] || fail "$HIST is still there"
-	if [ -n "$FLAGS" ] && ftrace_hooked; then
+	if [ -n "$ON_FTRACE" ] && ftrace_hooked; then
 		fail "ftrace site still in use: $(grep '^kernel_clone ' $FUNCS)"
 	fi
 }

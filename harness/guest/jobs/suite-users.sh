@@ -14,8 +14,12 @@ FF=/sys/kernel/debug/fail_function
 KO=/kp/ext/kptarget.ko
 PARAMS=/sys/module/kptarget/parameters
 FN=kptarget_may_fail
-# -EIO as the u64 the retval file takes (it does not parse "-5").
-EIO_U64=0xfffffffffffffffb
+# -EIO as the unsigned long the retval file takes (it does not parse "-5").
+if kconfig_on 64BIT; then
+	EIO_ULONG=fffffffffffffffb
+else
+	EIO_ULONG=fffffffb
+fi
 FORKS=20
 
 kpusers() {
@@ -67,15 +71,15 @@ ENTRY_OFF=$(entry_off)
 export KP_ENTRY_OFF=$ENTRY_OFF
 
 fn_listed() {
-	grep -qE "^[0-9a-f]{16}  k  $FN\+$ENTRY_OFF  kptarget " $LIST
+	grep -qE "^$(addr_re)  k  $FN\+$ENTRY_OFF  kptarget " $LIST
 }
 
 injected_error_returned() {
 	echo 0 >$FF/verbose && echo 1 >$FF/interval && echo -1 >$FF/times &&
 		echo 100 >$FF/probability || fail "setting the fault attributes failed" || return 1
 	echo $FN >$FF/inject || fail "echo $FN > inject failed" || return 1
-	echo $EIO_U64 >$FF/$FN/retval || fail "writing $EIO_U64 to $FN/retval failed" || return 1
-	expect_eq "$(cat $FF/$FN/retval)" fffffffffffffffb "retval read back" || return 1
+	echo 0x$EIO_ULONG >$FF/$FN/retval || fail "writing 0x$EIO_ULONG to $FN/retval failed" || return 1
+	expect_eq "$(cat $FF/$FN/retval)" $EIO_ULONG "retval read back" || return 1
 	case $(cat $FF/inject) in
 	"$FN"*) ;;
 	*) fail "inject lists '$(cat $FF/inject)', want $FN" || return 1 ;;

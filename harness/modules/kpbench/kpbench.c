@@ -13,6 +13,7 @@
  */
 #include <linux/delay.h>
 #include <linux/kprobes.h>
+#include <linux/math64.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/objtool.h>
@@ -82,6 +83,12 @@ static __attribute__((__noipa__)) notrace int kpbench_target_nt(int a, int b)
 #endif
 
 #ifdef KPBENCH_BRANCH
+/* The labels' addresses are kept as words of the kernel's width. */
+#ifdef CONFIG_64BIT
+#define KPBENCH_PTR	".quad"
+#else
+#define KPBENCH_PTR	".long"
+#endif
 extern unsigned long kpbench_branch_at, kpbench_load_at;
 static int kpbench_word = 3;
 
@@ -94,8 +101,8 @@ static __attribute__((__noipa__)) int kpbench_target_asm(int a, int b)
 	asm volatile("661:\n\t" ANNOTATE_NOENDBR KPBENCH_BRANCH "\n662:\n\t"
 		     ANNOTATE_NOENDBR KPBENCH_LOAD "\n\t"
 		     ".pushsection .data\n\t.balign 8\n"
-		     "kpbench_branch_at:\n\t.quad 661b\n"
-		     "kpbench_load_at:\n\t.quad 662b\n\t.popsection"
+		     "kpbench_branch_at:\n\t" KPBENCH_PTR " 661b\n"
+		     "kpbench_load_at:\n\t" KPBENCH_PTR " 662b\n\t.popsection"
 		     : "=&r" (y) : "r" (&kpbench_word) : "memory");
 	x += y + (a << 3);
 	x ^= b * 13;
@@ -229,10 +236,13 @@ static void report(const char *mode, u64 bare, u64 probed, unsigned long hits,
 		   const char *extra)
 {
 	u64 d = probed > bare ? probed - bare : 0;
+	u32 rem;
+	u64 per_hit = div_u64_rem(d, NR_CALLS, &rem);
 
-	pr_info("kpbench: kind=%s mode=%s hits=%lu bare=%llu per_hit=%llu.%02llu%s\n",
-		kind, mode, hits, bare / NR_CALLS, d / NR_CALLS,
-		(d % NR_CALLS) * 100 / NR_CALLS, extra);
+	/* div_u64(): a 32-bit kernel has no 64-bit division of its own. */
+	pr_info("kpbench: kind=%s mode=%s hits=%lu bare=%llu per_hit=%llu.%02u%s\n",
+		kind, mode, hits, div_u64(bare, NR_CALLS), per_hit,
+		rem * 100 / NR_CALLS, extra);
 }
 
 /* Wait for the optimizer to replace the breakpoint with a jump. */
@@ -430,7 +440,7 @@ static int bench_batch(int offset, int nr, enum batch_shape shape,
 		unregister_kprobes(list, nr);
 	t_unreg = ktime_get_ns() - t0;
 	snprintf(extra, sizeof(extra), " register_us=%llu unregister_us=%llu",
-		 t_reg / 1000, t_unreg / 1000);
+		 div_u64(t_reg, 1000), div_u64(t_unreg, 1000));
 	report(patch_mode(&kp), bare, probed, pre_hits / NR_REPEAT, extra);
 	unregister_kprobe(&kp);
 out:
@@ -488,7 +498,7 @@ static int bench_lone_kretprobes(void)
 		unregister_kretprobe(&crowd[i]);
 	t_unreg = ktime_get_ns() - t0;
 	snprintf(extra, sizeof(extra), " register_us=%llu unregister_us=%llu",
-		 t_reg / 1000, t_unreg / 1000);
+		 div_u64(t_reg, 1000), div_u64(t_unreg, 1000));
 	report(patch_mode(&rp.kp), bare, probed, ret_hits / NR_REPEAT, extra);
 	unregister_kretprobe(&rp);
 out:
