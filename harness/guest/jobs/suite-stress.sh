@@ -189,8 +189,16 @@ ring_buffer_takes_nmi_events() {
 # strings (strncpy_from_user_nofault, strncpy_from_kernel_nofault): every
 # hit is counted and every string is "(fault)".
 faults() {
+	# $argN needs the arch's function argument access; without it (arm)
+	# the probe is on the entry, where the arguments are in registers.
+	a1='$arg1' a2='$arg2'
+	if ! kconfig_on HAVE_FUNCTION_ARG_ACCESS_API; then
+		case $(kp_arch) in
+		arm*) a1=%r0 a2=%r1 ;;
+		esac
+	fi
 	echo "$2" >$KPS/fault_post || return 1
-	echo 'p:kps/kpsfault kps_target_f ustr=+0($arg1):ustring kstr=+0($arg2):string' \
+	echo "p:kps/kpsfault kps_target_f ustr=+0($a1):ustring kstr=+0($a2):string" \
 		>>$TRACING/kprobe_events || fail "the kprobe event on kps_target_f was refused"
 	echo >$TRACING/trace
 	echo 1 >$TRACING/events/kps/kpsfault/enable
