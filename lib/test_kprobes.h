@@ -67,8 +67,9 @@
 
 /*
  * Where the suites know how to read a function's first argument: with
- * regs_get_kernel_argument(), or from its register where that is not
- * inline (s390) or not there (arm, mips, loongarch, powerpc read alike).
+ * regs_get_kernel_argument(), or from its register where a module cannot
+ * call it (s390's calls an unexported function) or it does not exist (arm,
+ * mips).
  */
 #define HAVE_FIRST_ARG	(IS_ENABLED(CONFIG_X86) || IS_ENABLED(CONFIG_ARM64) || \
 			 IS_ENABLED(CONFIG_RISCV) || IS_ENABLED(CONFIG_ARM) ||	\

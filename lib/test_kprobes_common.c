@@ -218,10 +218,8 @@ unsigned long kpt_first_arg(struct pt_regs *regs)
 {
 #if defined(CONFIG_ARM)
 	return regs->ARM_r0;
-#elif defined(CONFIG_MIPS) || defined(CONFIG_LOONGARCH)
+#elif defined(CONFIG_MIPS)
 	return regs->regs[4];
-#elif defined(CONFIG_PPC)
-	return regs->gpr[3];
 #elif defined(CONFIG_S390)
 	return regs->gprs[2];
 #elif HAVE_FIRST_ARG
