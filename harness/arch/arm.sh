@@ -33,8 +33,3 @@ arch_qemu() {
 		-kernel "$KP_BUILD_OUT/$KP_IMAGE"
 		-append "console=ttyAMA0 $1")
 }
-
-# arm has no PREEMPT_DYNAMIC: the config is fully preemptible itself.
-arch_test_boot_args() {
-	:
-}

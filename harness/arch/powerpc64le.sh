@@ -31,8 +31,3 @@ arch_qemu() {
 		-cpu power9 -kernel "$KP_BUILD_OUT/$KP_IMAGE"
 		-append "console=hvc0 $1")
 }
-
-# powerpc has no PREEMPT_DYNAMIC: the config is fully preemptible itself.
-arch_test_boot_args() {
-	:
-}

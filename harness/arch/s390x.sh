@@ -28,8 +28,3 @@ arch_qemu() {
 		-kernel "$KP_BUILD_OUT/$KP_IMAGE"
 		-append "console=ttysclp0 $1")
 }
-
-# s390 has no PREEMPT_DYNAMIC: the config is fully preemptible itself.
-arch_test_boot_args() {
-	:
-}

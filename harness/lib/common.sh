@@ -219,32 +219,32 @@ foreign_apt() {
 		-o Acquire::Languages=none -o Acquire::Retries=3 "$@"
 }
 
-ensure_busybox() {
-	local a=$1 url sha suite debarch dir d deb
-	url=$(arch_fact "$a" KP_BUSYBOX_URL)
-	[ -n "$url" ] || return 0
-	sha=$(arch_fact "$a" KP_BUSYBOX_SHA256)
-	suite=$(arch_fact "$a" KP_BUSYBOX_SUITE)
-	debarch=$(arch_fact "$a" KP_BUSYBOX_DEBARCH)
-	dir=$KP_WORK/busybox-$a
+# In a subshell: the arch's variables stay its own.
+ensure_busybox() (
+	local a=$1 dir d deb debarch
+	arch_vars "$a"
+	[ -n "$KP_BUSYBOX_URL" ] || return 0
+	debarch=$KP_BUSYBOX_DEBARCH
+	# Where the arch file says the busybox is, in dir/bin/busybox.
+	dir=${KP_BUSYBOX%/bin/busybox}
 	d=$KP_WORK/apt-$a
-	[ -x "$dir/bin/busybox" ] && return 0
-	stage "fetching busybox-static:$debarch from Debian $suite for $a"
+	[ -x "$KP_BUSYBOX" ] && return 0
+	stage "fetching busybox-static:$debarch from Debian $KP_BUSYBOX_SUITE for $a"
 	rm -rf "$d" "$dir.tmp"
 	mkdir -p "$d/state/lists/partial" "$d/cache/archives/partial" "$d/empty" "$dir.tmp"
 	: >"$d/state/status"
 	echo "deb [arch=$debarch signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
-		"http://deb.debian.org/debian $suite main" >"$d/sources.list"
-	if ! /usr/lib/apt/apt-helper download-file "$url" \
+		"http://deb.debian.org/debian $KP_BUSYBOX_SUITE main" >"$d/sources.list"
+	if ! /usr/lib/apt/apt-helper download-file "$KP_BUSYBOX_URL" \
 		"$dir.tmp/busybox-static_pinned_$debarch.deb" \
-		"SHA256:$sha" >>"$KP_LOGS/apt.log" 2>&1; then
+		"SHA256:$KP_BUSYBOX_SHA256" >>"$KP_LOGS/apt.log" 2>&1; then
 		rm -f "$dir.tmp"/*.deb
 		foreign_apt "$d" "$debarch" update >>"$KP_LOGS/apt.log" 2>&1 ||
 			die "busybox-static for $a: the pinned package is gone and" \
-				"apt-get update of Debian $suite ($debarch) failed (see" \
+				"apt-get update of Debian $KP_BUSYBOX_SUITE ($debarch) failed (see" \
 				"$KP_LOGS/apt.log; \"unexpected size\" is a mirror mid-sync," \
 				"retry later; a signature error means debian-archive-keyring" \
-				"must hold the $suite keys)"
+				"must hold the $KP_BUSYBOX_SUITE keys)"
 		(cd "$dir.tmp" && foreign_apt "$d" "$debarch" download busybox-static) \
 			>>"$KP_LOGS/apt.log" 2>&1 ||
 			die "could not download busybox-static:$debarch for $a (see $KP_LOGS/apt.log)"
@@ -258,7 +258,7 @@ ensure_busybox() {
 		die "busybox-static for $a has no bin/busybox or usr/bin/busybox ($deb)"
 	rm -rf "$dir" "$d" "$dir.tmp/root" "$dir.tmp"/*.deb
 	mv "$dir.tmp" "$dir"
-}
+)
 
 # arch_vars ARCH: the build variables of ARCH (KP_KARCH, KP_SRCARCH,
 # KP_CROSS, KP_IMAGE and the rest harness/arch/README lists), and, for an
@@ -290,6 +290,16 @@ arch_boots() {
 		arch_vars "$1"
 		declare -F arch_qemu >/dev/null
 	)
+}
+
+# booting_arches: the arches the harness can boot, comma-separated.
+booting_arches() {
+	local f a list=
+	for f in "$KP_HARNESS"/arch/*.sh; do
+		a=$(basename "$f" .sh)
+		arch_boots "$a" && list+=${list:+, }$a
+	done
+	echo "$list"
 }
 
 # The build directory's and the run's suffix for the kernel flavour

@@ -19,14 +19,15 @@ tools_boot() {
 
 # test_boot_args ARCH: the kernel arguments of a test boot.  The small
 # config boots what harness/arch/ARCH.sh's arch_test_boot_args says (full
-# preemption, and arm64's pseudo-NMIs).  A distro kernel boots as the distribution's does, with no argument:
+# preemption, and arm64's pseudo-NMIs), or with none where the arch has no
+# such function (its config builds its preemption in).  A distro kernel boots as the distribution's does, with no argument:
 # voluntary preemption under PREEMPT_DYNAMIC on x86_64, a kernel without
 # CONFIG_PREEMPTION and without pseudo-NMIs on arm64.
 test_boot_args() {
 	[ -n "${KP_DISTRO:-}" ] && return 0
 	(
 		arch_vars "$1"
-		arch_test_boot_args
+		! declare -F arch_test_boot_args >/dev/null || arch_test_boot_args
 	)
 }
 
