@@ -14,7 +14,9 @@ show() {
 }
 
 # Hide the suites' modules: every one of them must be reported as failed,
-# also arm64's when the guest plays arm64.
+# also arm64's when the guest plays arm64.  Playing arm64 on an x86_64 guest,
+# the x86 optimizer's suite is skipped by name (its sysctl is there, the
+# arch is not x86's); that skip is the only one allowed.
 kunit_modules_missing() {
 	hidden=$(find /lib/modules -name test_kprobes.ko -o -name kprobes_opt_kunit.ko)
 	[ -n "$hidden" ] || fail "no KUnit module to hide" || return 1
@@ -25,7 +27,8 @@ kunit_modules_missing() {
 	grep -qx 'not ok 1 test_kprobes' /tmp/kunit.out &&
 		grep -qx 'not ok 1 kprobes_opt_kunit' /tmp/kunit.out &&
 		grep -qx 'not ok 1 kprobes_arm64_kunit' /tmp/kunit-arm64.out &&
-		! grep -q SKIP /tmp/kunit.out /tmp/kunit-arm64.out ||
+		! grep -q SKIP /tmp/kunit.out &&
+		! grep SKIP /tmp/kunit-arm64.out | grep -qv '^ok 1 kprobes_opt_kunit # SKIP' ||
 		{ show /tmp/kunit.out; show /tmp/kunit-arm64.out; return 1; }
 }
 
