@@ -482,13 +482,17 @@ static struct kprobe *kprobe_unhooked_pop(struct kprobe_unhooked *r)
 
 /*
  * The last post_handler of a breakpoint aggregate left: the instruction
- * may be boosted or optimized again.  An ftrace site keeps its ops.
+ * may be boosted or optimized again.  An ftrace site keeps its ops.  So
+ * does an aggregate on an architecture whose hits load the handler twice:
+ * a hit between its test and its call would call NULL.  There the entry
+ * keeps aggr_post_handler, which calls no one now, until it is freed.
  */
 static void kprobe_aggr_drop_post_handler(struct kprobe *agg)
 {
 	struct kprobe *kp;
 
-	if (!agg->post_handler || kprobe_ftrace(agg))
+	if (!agg->post_handler || kprobe_ftrace(agg) ||
+	    !arch_kprobe_post_handler_read_once())
 		return;
 	list_for_each_entry(kp, &agg->list, list) {
 		if (kp->post_handler)

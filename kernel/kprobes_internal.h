@@ -187,6 +187,19 @@ static inline bool arch_kprobe_hits_counted(void)
 }
 #endif
 
+#ifndef arch_kprobe_post_handler_read_once
+/*
+ * Does every hit of the architecture's load a probe's post_handler once,
+ * to test it and call it?  A backend that tests it and loads it again for
+ * the call would call NULL if the core cleared it in between; such an
+ * architecture says no here, and keeps this default.
+ */
+static inline bool arch_kprobe_post_handler_read_once(void)
+{
+	return false;
+}
+#endif
+
 /* kprobes_opt.c: jump optimization, see the lock order in kprobes.c */
 #ifdef CONFIG_OPTPROBES
 #ifndef arch_optimized_kprobe_needs_wait

@@ -657,6 +657,38 @@ static void optimized_insn_runs_once(struct kunit *test)
 #endif
 }
 
+/*
+ * The last post_handler leaves an armed breakpoint aggregate.  Where each
+ * hit loads the handler once, the entry drops it, so that the instruction
+ * may be boosted or optimized again.  Elsewhere a hit may test it and load
+ * it again to call it: the entry must keep a handler to call, or a hit
+ * racing with the unregistration would call NULL.
+ */
+static void post_handler_leaves_armed_aggregate(struct kunit *test)
+{
+	struct test_probe *stays, *leaves;
+	struct call_log log = {};
+	struct kprobe *entry;
+	bool dropped;
+
+	kpt_require_mark(test);
+	stays = kpt_probe_at(test, 'A', &log, kpt_mark_addr());
+	stays->kp.post_handler = NULL;
+	leaves = kpt_probe_at(test, 'B', &log, kpt_mark_addr());
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &stays->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &leaves->kp), 0);
+	kpt_unreg_kprobe(test, &leaves->kp);
+	scoped_guard(rcu) {
+		entry = get_kprobe(kpt_mark_addr());
+		KUNIT_ASSERT_NOT_NULL(test, entry);
+		dropped = !READ_ONCE(entry->post_handler);
+	}
+	KUNIT_EXPECT_EQ(test, dropped, arch_kprobe_post_handler_read_once());
+	KUNIT_EXPECT_EQ(test, kprobes_test_marked(2), MARK_AFTER + 2);
+	KUNIT_EXPECT_STREQ(test, log.seq, "A");
+	KUNIT_EXPECT_EQ(test, leaves->post_hits, 0);
+}
+
 /* Both handlers call the probed function itself: two hits are missed. */
 static void missed_in_own_handlers(struct kunit *test)
 {
@@ -1333,6 +1365,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(pre_handler_redirect),
 	KUNIT_CASE(post_handler_after_insn),
 	KUNIT_CASE(optimized_insn_runs_once),
+	KUNIT_CASE(post_handler_leaves_armed_aggregate),
 	KUNIT_CASE_PARAM(missed_in_own_handlers, place_gen_params),
 	KUNIT_CASE(missed_in_other_handler),
 	KUNIT_CASE(registered_disabled),

@@ -85,6 +85,14 @@ static inline bool arch_kprobe_hits_counted(void)
 
 #define arch_kprobe_hits_counted arch_kprobe_hits_counted
 
+/* Each hit loads a probe's post_handler once (READ_ONCE()). */
+static inline bool arch_kprobe_post_handler_read_once(void)
+{
+	return true;
+}
+
+#define arch_kprobe_post_handler_read_once arch_kprobe_post_handler_read_once
+
 #endif /* CONFIG_KPROBES */
 
 int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr);

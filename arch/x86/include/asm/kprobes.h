@@ -132,6 +132,14 @@ static inline bool arch_kprobe_hits_counted(void)
 
 #define arch_kprobe_hits_counted arch_kprobe_hits_counted
 
+/* Each hit loads a probe's post_handler once (READ_ONCE()). */
+static inline bool arch_kprobe_post_handler_read_once(void)
+{
+	return true;
+}
+
+#define arch_kprobe_post_handler_read_once arch_kprobe_post_handler_read_once
+
 #else /* !CONFIG_KPROBES */
 
 struct pt_regs;
