@@ -165,8 +165,9 @@ knob_on_resumes_hits() {
 }
 
 # Unload the module; every probe that was on it must be listed [GONE].
-# Its address no longer has a name, so the line shows it in %pS's stead,
-# and the flags are [GONE] plus whatever of [FTRACE] the probe had:
+# Its address no longer has a name, so the line shows it in %pS's stead
+# (0x and the address without its leading zeros, which s390's addresses
+# have), and the flags are [GONE] plus whatever of [FTRACE] the probe had:
 #   ADDR  k  0xADDR [GONE][FTRACE]
 MOD_ADDRS=
 unload_leaves_gone() {
@@ -183,7 +184,7 @@ unload_leaves_gone() {
 		*"[FTRACE]"*) want='\[GONE\]\[FTRACE\]' ;;
 		*) want='\[GONE\]' ;;
 		esac
-		listed "$a  $type  0x$a $want" || return 1
+		listed "$a  $type  0x${a#"${a%%[1-9a-f]*}"} $want" || return 1
 	done
 }
 
