@@ -16,7 +16,7 @@
  *   mode=batch       register_kprobes() of a good probe and this one; the
  *                    load fails with the batch's answer
  *   mode=many many=A1,A2,...  one register_kprobes() batch of per_func
- *                    probes in each function given by address (the
+ *                    probes in each run of nops given by its address (the
  *                    target's kst_many_*: probes on nops 16 and on),
  *                    kept until the module is removed
  */

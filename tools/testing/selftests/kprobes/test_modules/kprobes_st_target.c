@@ -9,6 +9,7 @@
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/objtool.h>
 #include <linux/init.h>
 #include <linux/stringify.h>
 
@@ -53,16 +54,22 @@ MODULE_PARM_DESC(trigger, "write N to call kst_target_func(N)");
 
 /*
  * KST_NR_MANY functions of nops, each its own symbol, for thousands of
- * probes on one module ("many" lists their addresses; writing anything to
- * "run_many" calls each once).  noipa keeps GCC from merging them.
+ * probes on one module ("many" lists where their nops begin; writing
+ * anything to "run_many" calls each once).  noipa keeps GCC from merging
+ * them.  Where the nops begin is an assembler-local label: the prologue
+ * before them differs per arch, and on s390 its length is no multiple of
+ * a nop's.  Its address is data, which objtool (with IBT) wants told that
+ * no indirect branch goes there.
  */
 #define KST_NR_MANY	32
 #define KST_MANY_NOPS	160
 
 #define KST_MANY_FN(n)							\
+extern const char kst_many_nops_##n[] asm(".Lkst_many_nops_" #n);	\
 static __attribute__((__noipa__)) void kst_many_##n(void)		\
 {									\
-	asm volatile(".rept " __stringify(KST_MANY_NOPS) "\n\tnop\n\t.endr"); \
+	asm volatile(".Lkst_many_nops_" #n ":\n\t" ANNOTATE_NOENDBR	\
+		     ".rept " __stringify(KST_MANY_NOPS) "\n\tnop\n\t.endr"); \
 }
 
 KST_MANY_FN(0)
@@ -108,10 +115,21 @@ static void (*const kst_many_fns[KST_NR_MANY])(void) = {
 	kst_many_30, kst_many_31,
 };
 
+static const char *const kst_many_nops[KST_NR_MANY] = {
+	kst_many_nops_0, kst_many_nops_1, kst_many_nops_2, kst_many_nops_3,
+	kst_many_nops_4, kst_many_nops_5, kst_many_nops_6, kst_many_nops_7,
+	kst_many_nops_8, kst_many_nops_9, kst_many_nops_10, kst_many_nops_11,
+	kst_many_nops_12, kst_many_nops_13, kst_many_nops_14, kst_many_nops_15,
+	kst_many_nops_16, kst_many_nops_17, kst_many_nops_18, kst_many_nops_19,
+	kst_many_nops_20, kst_many_nops_21, kst_many_nops_22, kst_many_nops_23,
+	kst_many_nops_24, kst_many_nops_25, kst_many_nops_26, kst_many_nops_27,
+	kst_many_nops_28, kst_many_nops_29, kst_many_nops_30, kst_many_nops_31,
+};
+
 static unsigned long many[KST_NR_MANY];
 static int nr_many;
 module_param_array(many, ulong, &nr_many, 0444);
-MODULE_PARM_DESC(many, "addresses of the kst_many_* functions");
+MODULE_PARM_DESC(many, "where the nops of each kst_many_* function begin");
 
 static int kst_target_run_many(const char *val, const struct kernel_param *kp)
 {
@@ -133,7 +151,7 @@ static noinline int __init kst_target_init(void)
 	int i;
 
 	for (i = 0; i < KST_NR_MANY; i++)
-		many[i] = (unsigned long)kst_many_fns[i];
+		many[i] = (unsigned long)kst_many_nops[i];
 	nr_many = KST_NR_MANY;
 	init_addr = (unsigned long)kst_target_init;
 	data_addr = (unsigned long)&kst_target_data;
