@@ -58,11 +58,32 @@
 #define MARK_STEP	4
 #define MARK_WORD	(0xe3000000u | ((MARK_AFTER >> 12) << 16) | (9 << 12) | \
 			 (MARK_AFTER & 0xfff))
+#elif defined(CONFIG_S390)
+#define HAVE_MARK	1
+/*
+ * The breakpoint's program check leaves the PSW after its two bytes, and
+ * the backend hands the pre_handler that; its ftrace handler sets the
+ * site's own address.
+ */
+#define PROBE_IP_BIAS	2
+#define PROBE_FTRACE_IP_BIAS	0
+/*
+ * lghi %r9, MARK_AFTER: opcode a7, r9 and op 9, the immediate; big endian.
+ * LGHI sets the whole register (LHI would leave its upper half alone).
+ */
+#define MARK_LEN	4
+#define MARK_STEP	2
+#define MARK_WORD	(0xa7990000u | MARK_AFTER)
 #else
 #define HAVE_MARK	0
 #define PROBE_IP_BIAS	0
 #define MARK_LEN	1
 #define MARK_STEP	1
+#endif
+
+/* Where an ftrace site's pre_handler finds the ip, if not as a breakpoint's */
+#ifndef PROBE_FTRACE_IP_BIAS
+#define PROBE_FTRACE_IP_BIAS	PROBE_IP_BIAS
 #endif
 
 /*
@@ -122,6 +143,11 @@ static __always_inline u32 kpt_mark_moves(void)
 		     "movw r9, #" __stringify(MARK_AFTER) "\n\t"
 		     "mov %0, r9"
 		     : "=r" (v) : : "r9");
+#elif defined(CONFIG_S390)
+	asm volatile("lghi %%r9, " __stringify(MARK_BEFORE) "\n\t"
+		     "lghi %%r9, " __stringify(MARK_AFTER) "\n\t"
+		     "lr %0, %%r9"
+		     : "=d" (v) : : "r9");
 #else
 	v = MARK_AFTER;
 #endif

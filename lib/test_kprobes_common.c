@@ -26,6 +26,7 @@
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
+#include <linux/unaligned.h>
 #include <linux/vmalloc.h>
 
 #include "test_kprobes.h"
@@ -158,18 +159,20 @@ unsigned long kpt_symbol_size(const void *fn)
 }
 
 #if HAVE_MARK
-/* The bytes of the MARK_AFTER move, as they sit in memory. */
+/*
+ * The bytes of the MARK_AFTER move, as they sit in memory: s390 stores its
+ * instructions big endian, the other marked arches little endian (arm and
+ * arm64 also in a big-endian kernel).
+ */
 void kpt_mark_bytes(u8 *insn)
 {
-	int i;
-
 #if defined(CONFIG_X86)
 	insn[0] = 0xb8;
-	for (i = 0; i < 4; i++)
-		insn[1 + i] = (MARK_AFTER >> (8 * i)) & 0xff;
+	put_unaligned_le32(MARK_AFTER, insn + 1);
+#elif defined(CONFIG_S390)
+	put_unaligned_be32(MARK_WORD, insn);
 #else
-	for (i = 0; i < 4; i++)
-		insn[i] = (MARK_WORD >> (8 * i)) & 0xff;
+	put_unaligned_le32(MARK_WORD, insn);
 #endif
 }
 
@@ -209,6 +212,8 @@ static unsigned long mark_reg(struct pt_regs *regs)
 	return regs->t0;
 #elif defined(CONFIG_ARM)
 	return regs->ARM_r9;
+#elif defined(CONFIG_S390)
+	return regs->gprs[9];
 #else
 	return 0;
 #endif

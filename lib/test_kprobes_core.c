@@ -63,7 +63,8 @@ static int redirect_pre(struct kprobe *kp, struct pt_regs *regs)
 
 static unsigned long expected_ip(struct kprobe *kp)
 {
-	return (unsigned long)kp->addr + PROBE_IP_BIAS;
+	return (unsigned long)kp->addr +
+	       (kprobe_ftrace(kp) ? PROBE_FTRACE_IP_BIAS : PROBE_IP_BIAS);
 }
 
 /* Where a case puts its probe: the entry, or an instruction further in. */
