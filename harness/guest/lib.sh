@@ -60,18 +60,35 @@ kconfig_on() {
 	grep -qx "CONFIG_$1=y" /kp/kernel.config
 }
 
-# The offset at which a function's entry probe is listed (and which perf
-# and bpf_get_func_ip() report): the function's start, or on x86 with IBT
-# the instruction after its ENDBR, as the base does.  Every function the
-# suites probe this way is global, so the compiler gave it an ENDBR; a CPU
-# with IBT would seal the ENDBRs that no indirect call needs, which QEMU's
-# CPUs never do.
+# entry_off FUNC: the offset at which FUNC's entry probe is listed (and
+# which perf and bpf_get_func_ip() report): the function's start, or on x86
+# with IBT the instruction after its ENDBR, as the base does.  Every
+# function the suites probe this way is global, so the compiler gave it an
+# ENDBR; a CPU with IBT would seal the ENDBRs that no indirect call needs,
+# which QEMU's CPUs never do.  On powerpc64 the probe sits on the function's
+# ftrace site, after the TOC setup of its global entry point: a few bytes
+# in, as many as the compiler put there.
 entry_off() {
-	if [ "$(kp_arch)" = x86_64 ] && kconfig_on X86_KERNEL_IBT; then
-		echo 0x4
-	else
-		echo 0x0
-	fi
+	case $(kp_arch) in
+	x86_64)
+		kconfig_on X86_KERNEL_IBT && { echo 0x4; return 0; }
+		;;
+	ppc64*)
+		kconfig_on KPROBES_ON_FTRACE && { ftrace_site_off "$1"; return; }
+		;;
+	esac
+	echo 0x0
+}
+
+# ftrace_site_off FUNC: how far into FUNC its ftrace site is, from kallsyms
+# and the site list of tracefs.
+ftrace_site_off() {
+	start=$(awk -v f="$1" '$3 == f && $2 ~ /^[tT]$/ { print $1; exit }' /proc/kallsyms)
+	site=$(awk -v f="$1" '$2 == f { print $1; exit }' \
+		/sys/kernel/tracing/available_filter_functions_addrs)
+	[ -n "$start" ] && [ -n "$site" ] ||
+		fail "no start or no ftrace site for $1 in kallsyms and tracefs" || return 1
+	printf '0x%x\n' $((0x$site - 0x$start))
 }
 
 # uname -m, unless the self-test plays another arch (KP_ARCH).

@@ -24,10 +24,10 @@ ADDR=$(addr_re)
 ON_KPTARGET="^$ADDR  [kr]  [^ ]+  kptarget "
 # The module is built with ftrace: its entries are ftrace sites, which the
 # arches with kprobes on ftrace probe through ftrace.  The probes are
-# listed at the functions' starts (after the ENDBR on x86 with IBT,
-# entry_off; arm64's ride the site, after MOV X9, X30, from there).
+# listed at the functions' starts (after the ENDBR on x86 with IBT, at
+# the ftrace site on powerpc: entry_off; arm64's ride the site, after
+# MOV X9, X30, from there).
 ENTRY_FLAGS=$(entry_flags_re)
-ENTRY_OFF=$(entry_off)
 
 # How often the probe of event kpt/NAME fired, from kprobe_profile.
 hits() {
@@ -91,7 +91,7 @@ kprobe_counts_calls() {
 }
 
 kprobe_list_line() {
-	listed "$ADDR  k  kptarget_func\+$ENTRY_OFF  kptarget $ENTRY_FLAGS"
+	listed "$ADDR  k  kptarget_func\+$(entry_off kptarget_func)  kptarget $ENTRY_FLAGS"
 }
 
 kretprobe_counts_returns() {
@@ -101,7 +101,7 @@ kretprobe_counts_returns() {
 }
 
 kretprobe_list_line() {
-	listed "$ADDR  r  kptarget_ret\+$ENTRY_OFF  kptarget $ENTRY_FLAGS"
+	listed "$ADDR  r  kptarget_ret\+$(entry_off kptarget_ret)  kptarget $ENTRY_FLAGS"
 }
 
 # The first offset past the entry that takes a probe, as a user finds it.
@@ -148,8 +148,8 @@ knob_off_stops_hits() {
 }
 
 knob_off_keeps_probe_state() {
-	listed "$ADDR  k  kptarget_func\+$ENTRY_OFF  kptarget $ENTRY_FLAGS" &&
-		listed "$ADDR  r  kptarget_ret\+$ENTRY_OFF  kptarget $ENTRY_FLAGS" &&
+	listed "$ADDR  k  kptarget_func\+$(entry_off kptarget_func)  kptarget $ENTRY_FLAGS" &&
+		listed "$ADDR  r  kptarget_ret\+$(entry_off kptarget_ret)  kptarget $ENTRY_FLAGS" &&
 		listed "$ADDR  k  kptarget_func\+0x$BODY_HEX  kptarget \[DISABLED\]"
 }
 
@@ -223,7 +223,7 @@ kept_event_fires_after_reload() {
 	expect_eq "$(hits func)" $((f + 2)) "kprobe hits after reload" &&
 		expect_eq "$(hits ret)" $((r + 2)) "kretprobe hits after reload" &&
 		expect_eq "$(hits body)" "$b" "hits of the disabled probe" &&
-		listed "$ADDR  k  kptarget_func\+$ENTRY_OFF  kptarget $ENTRY_FLAGS"
+		listed "$ADDR  k  kptarget_func\+$(entry_off kptarget_func)  kptarget $ENTRY_FLAGS"
 }
 
 gone_probes_unregister() {

@@ -18,7 +18,7 @@ HIST=/sys/kernel/debug/kretprobe_latency/histogram
 FLAGS=$(entry_flags_re)
 ON_FTRACE=
 kconfig_on KPROBES_ON_FTRACE && ON_FTRACE=1
-ENTRY_OFF=$(entry_off)
+ENTRY_OFF=$(entry_off kernel_clone)
 ADDR=$(addr_re)
 
 ftrace_hooked() {

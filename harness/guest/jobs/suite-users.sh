@@ -65,13 +65,14 @@ call_target() {
 }
 
 # The entry probe is listed at the function's start (after its ENDBR on
-# x86 with IBT, entry_off): on x86 it is the ftrace site, on arm64 it
-# rides the site from the first instruction.  kpusers reads the same.
-ENTRY_OFF=$(entry_off)
-export KP_ENTRY_OFF=$ENTRY_OFF
+# x86 with IBT, at the ftrace site on powerpc: entry_off): on x86 it is
+# the ftrace site, on arm64 it rides the site from the first instruction.
+# kpusers reads kernel_clone's.
+KP_ENTRY_OFF=$(entry_off kernel_clone)
+export KP_ENTRY_OFF
 
 fn_listed() {
-	grep -qE "^$(addr_re)  k  $FN\+$ENTRY_OFF  kptarget " $LIST
+	grep -qE "^$(addr_re)  k  $FN\+$(entry_off $FN)  kptarget " $LIST
 }
 
 injected_error_returned() {
@@ -92,7 +93,7 @@ injected_error_returned() {
 }
 
 listed_while_injecting() {
-	fn_listed || fail "no kprobe on $FN+$ENTRY_OFF in the list: $(cat $LIST)"
+	fn_listed || fail "no kprobe on $FN+$(entry_off $FN) in the list: $(cat $LIST)"
 }
 
 cleared_call_succeeds() {
