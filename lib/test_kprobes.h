@@ -245,6 +245,9 @@ struct test_probe *kpt_probe_at(struct kunit *test, char id,
 void kpt_unregister_kprobe_action(void *kp);
 int kpt_reg_kprobe(struct kunit *test, struct kprobe *kp);
 void kpt_unreg_kprobe(struct kunit *test, struct kprobe *kp);
+void kpt_expect_refused(struct kunit *test, struct kprobe *kp, int want);
+void kpt_expect_batch_refused(struct kunit *test, struct kprobe **kps, int num,
+			      int want);
 void kpt_clear_for_reuse(struct kprobe *kp);
 void kpt_vfree_action(void *addr);
 

@@ -27,7 +27,7 @@ static void register_kprobes_rollback(struct kunit *test)
 	struct kprobe *kps[] = { &a->kp, &b->kp, &bad->kp, &d->kp };
 
 	bad->kp.symbol_name = "kprobes_test_marked";	/* and an address */
-	KUNIT_EXPECT_EQ(test, register_kprobes(kps, ARRAY_SIZE(kps)), -EINVAL);
+	kpt_expect_batch_refused(test, kps, ARRAY_SIZE(kps), -EINVAL);
 	kprobes_test_target(0);
 	kprobes_test_other(0);
 	kprobes_test_marked(0);
@@ -713,7 +713,7 @@ static void batch_failure_leaves_text_alone(struct kunit *test)
 	set->tps[half] = bad;
 	set->nr++;
 
-	KUNIT_EXPECT_EQ(test, register_kprobes(set->kps, set->nr), -EINVAL);
+	kpt_expect_batch_refused(test, set->kps, set->nr, -EINVAL);
 	KUNIT_EXPECT_EQ(test, memcmp(set->text, kprobes_test_marked, set->size), 0);
 	kprobes_test_marked(0);
 	kprobes_test_other(0);
@@ -774,7 +774,7 @@ static void batch_other_function_as_single(struct kunit *test)
 	set->tps[set->nr - 1] = bl;
 	for (i = 0; i < set->nr - 1; i++)
 		kpt_clear_for_reuse(set->kps[i]);
-	KUNIT_EXPECT_EQ(test, register_kprobes(set->kps, set->nr), -EINVAL);
+	kpt_expect_batch_refused(test, set->kps, set->nr, -EINVAL);
 	KUNIT_EXPECT_EQ(test, memcmp(set->text, kprobes_test_marked, set->size), 0);
 	KUNIT_EXPECT_EQ(test, kprobes_test_blacklisted(0), 0x77U);
 	KUNIT_EXPECT_EQ(test, bl->pre_hits, 0);

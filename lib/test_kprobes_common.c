@@ -322,6 +322,31 @@ void kpt_unreg_kprobe(struct kunit *test, struct kprobe *kp)
 }
 
 /*
+ * A registration that must be refused with @want.  Should it succeed
+ * instead, the probe leaves again at once: the case goes on to free it,
+ * and a probe left in the table would be called in freed memory.
+ */
+void kpt_expect_refused(struct kunit *test, struct kprobe *kp, int want)
+{
+	int ret = register_kprobe(kp);
+
+	KUNIT_EXPECT_EQ(test, ret, want);
+	if (!ret)
+		unregister_kprobe(kp);
+}
+
+/* As kpt_expect_refused(), for a batch. */
+void kpt_expect_batch_refused(struct kunit *test, struct kprobe **kps, int num,
+			      int want)
+{
+	int ret = register_kprobes(kps, num);
+
+	KUNIT_EXPECT_EQ(test, ret, want);
+	if (!ret)
+		unregister_kprobes(kps, num);
+}
+
+/*
  * Before a struct kprobe is registered again: registration writes the
  * resolved address back and sets flags, as a user of the API must expect.
  */

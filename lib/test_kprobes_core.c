@@ -535,7 +535,7 @@ static void reject_registered_again(struct kunit *test)
 	struct test_probe *tp = kpt_probe_at(test, 'A', NULL, kprobes_test_target);
 
 	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
-	KUNIT_EXPECT_EQ(test, register_kprobe(&tp->kp), -EINVAL);
+	kpt_expect_refused(test, &tp->kp, -EINVAL);
 	kprobes_test_target(0);
 	kprobes_test_target(1);
 	KUNIT_EXPECT_EQ(test, tp->pre_hits, 2);

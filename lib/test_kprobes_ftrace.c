@@ -363,7 +363,7 @@ static void ftrace_batch_refused(struct kunit *test)
 	KUNIT_ASSERT_NE(test, site2, 0);
 	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&ftrace_blocker, site2, 0, 0), 0);
 	KUNIT_ASSERT_EQ(test, register_ftrace_function(&ftrace_blocker), 0);
-	KUNIT_EXPECT_EQ(test, register_kprobes(kps, ARRAY_SIZE(kps)), -EBUSY);
+	kpt_expect_batch_refused(test, kps, ARRAY_SIZE(kps), -EBUSY);
 	KUNIT_EXPECT_EQ(test, unregister_ftrace_function(&ftrace_blocker), 0);
 	ftrace_free_filter(&ftrace_blocker);
 	KUNIT_EXPECT_NULL(test, table_entry((void *)site1));
@@ -397,7 +397,7 @@ static void ftrace_join_refused_leaves_no_post_handler(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &a->kp), 0);
 	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&ftrace_join_blocker, site1, 0, 0), 0);
 	KUNIT_ASSERT_EQ(test, register_ftrace_function(&ftrace_join_blocker), 0);
-	KUNIT_EXPECT_EQ(test, register_kprobe(&b->kp), -EBUSY);
+	kpt_expect_refused(test, &b->kp, -EBUSY);
 	entry = table_entry((void *)site1);
 	KUNIT_EXPECT_NOT_NULL(test, entry);
 	if (entry)
