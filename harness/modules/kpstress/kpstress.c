@@ -658,6 +658,19 @@ static int kps_site_add(unsigned long addr)
 }
 
 /*
+ * An exception-table entry's instruction: most arches keep its address
+ * relative to the entry; arm (32-bit) keeps it whole.
+ */
+static unsigned long kps_extable_insn(const struct exception_table_entry *e)
+{
+#ifdef ARCH_HAS_RELATIVE_EXTABLE
+	return (unsigned long)&e->insn + e->insn;
+#else
+	return e->insn;
+#endif
+}
+
+/*
  * The loads of @fn that have an exception-table entry: this module's
  * table, entries whose instruction lies in @fn.
  */
@@ -670,8 +683,7 @@ static int kps_find_loads(const char *fn, unsigned long *out, int max)
 	int n = 0;
 
 	for (i = 0; i < THIS_MODULE->num_exentries && n < max; i++) {
-		/* Both x86 and arm64 keep the address relative to the entry. */
-		unsigned long insn = (unsigned long)&e[i].insn + e[i].insn;
+		unsigned long insn = kps_extable_insn(&e[i]);
 
 		sprint_symbol_no_offset(name, insn);
 		if (!strncmp(name, fn, len) && (!name[len] || name[len] == ' '))
