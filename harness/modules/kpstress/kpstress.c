@@ -535,6 +535,27 @@ efault:
 }
 
 /* ... and so has the user load of unsafe_get_user(). */
+#ifdef CONFIG_ARM
+/*
+ * Not on arm with CONFIG_CPU_SPECTRE, whose __get_user() is get_user(), a
+ * call of __get_user_1: the load the probes must sit on would be the
+ * kernel's, shared with every other user.  The module makes its own, with
+ * the fixup arm's accessors use.
+ */
+static __attribute__((__noipa__)) long kps_fault_user(const u8 __user *p)
+{
+	unsigned long v;
+	unsigned int flags;
+	int err = 0;
+
+	if (!access_ok(p, sizeof(*p)))
+		return -EFAULT;
+	flags = uaccess_save_and_enable();
+	__get_user_asm_byte(v, (unsigned long)p, err, TUSER());
+	uaccess_restore(flags);
+	return err ?: (u8)v;
+}
+#else
 static __attribute__((__noipa__)) long kps_fault_user(const u8 __user *p)
 {
 	u8 v;
@@ -548,6 +569,7 @@ efault:
 	user_access_end();
 	return -EFAULT;
 }
+#endif
 
 /* What a tracer's handler does: nofault reads, bad ones among them. */
 static void kps_poke(void)
