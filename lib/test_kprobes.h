@@ -240,6 +240,7 @@ void kpt_record_post(struct kprobe *kp, struct pt_regs *regs,
 		     unsigned long flags);
 struct test_probe *kpt_new_probe(struct kunit *test, char id,
 				 struct call_log *log);
+void *kpt_entry(void *addr);
 struct test_probe *kpt_probe_at(struct kunit *test, char id,
 				struct call_log *log, void *addr);
 void kpt_unregister_kprobe_action(void *kp);

@@ -31,6 +31,11 @@
 
 #include "test_kprobes.h"
 
+#ifdef CONFIG_PPC64_ELF_ABI_V2
+#include <asm/code-patching.h>
+#include "../kernel/kprobes_internal.h"
+#endif
+
 /*
  * Probe targets.  __noipa keeps gcc from inlining, cloning or specialising
  * them, so kallsyms names each one exactly and every call below really lands
@@ -289,12 +294,47 @@ struct test_probe *kpt_new_probe(struct kunit *test, char id,
 	return tp;
 }
 
+/**
+ * kpt_entry() - where a probe by address sees the calls of a function
+ * @addr: an address; the suites' function pointers among them
+ *
+ * On powerpc64's ELFv2 ABI a call from the same module enters a function
+ * after the TOC setup of its global entry, so a probe on the function's
+ * first instruction never fires.  A start of function goes where a probe
+ * by symbol goes there (kprobe_lookup_name()): its ftrace site, if in the
+ * first 16 bytes, or else its local entry point.  Any other address, and
+ * every address elsewhere, is returned as it is.
+ *
+ * Return: the address to probe.
+ */
+void *kpt_entry(void *addr)
+{
+#if defined(CONFIG_PPC64_ELF_ABI_V2)
+	unsigned long fn = (unsigned long)addr, site = 0;
+	char buf[KSYM_SYMBOL_LEN];
+
+	if (!addr)
+		return addr;
+	sprint_symbol(buf, fn);
+	if (!strstr(buf, "+0x0/"))
+		return addr;
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	site = kprobe_ftrace_site_of_func(fn);
+#endif
+	if (site && site - fn < 16)
+		return (void *)site;
+	return (void *)ppc_function_entry(addr);
+#else
+	return addr;
+#endif
+}
+
 struct test_probe *kpt_probe_at(struct kunit *test, char id,
 				struct call_log *log, void *addr)
 {
 	struct test_probe *tp = kpt_new_probe(test, id, log);
 
-	tp->kp.addr = addr;
+	tp->kp.addr = kpt_entry(addr);
 	return tp;
 }
 

@@ -59,7 +59,7 @@ static struct site_probe *site_probe_at(struct kunit *test, void *addr,
 	struct site_probe *sp = kunit_kzalloc(test, sizeof(*sp), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, sp);
-	sp->kp.addr = addr;
+	sp->kp.addr = kpt_entry(addr);
 	sp->kp.pre_handler = site_pre;
 	if (post)
 		sp->kp.post_handler = site_post;

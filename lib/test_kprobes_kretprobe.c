@@ -116,7 +116,7 @@ static struct test_kretprobe *new_kretprobe(struct kunit *test, char id,
 
 	KUNIT_ASSERT_NOT_NULL(test, tr);
 	tr->id = id;
-	tr->rp.kp.addr = addr;
+	tr->rp.kp.addr = kpt_entry(addr);
 	tr->rp.entry_handler = record_entry;
 	tr->rp.handler = record_return;
 	return tr;
@@ -225,7 +225,7 @@ static void unregister_kretprobes_big_batch(struct kunit *test)
 	kpt_alloc_watch_start(test, &watch);
 	memset(big_batch, 0, sizeof(big_batch));
 	for (i = 0; i < BIG_BATCH; i++) {
-		big_batch[i].kp.addr = (kprobe_opcode_t *)kprobes_test_target;
+		big_batch[i].kp.addr = kpt_entry(kprobes_test_target);
 		big_batch[i].maxactive = 1;
 		big_batch[i].handler = count_big_batch_return;
 		big_batch_ptrs[i] = &big_batch[i];
@@ -1006,7 +1006,7 @@ static int sleep_many(struct kunit *test, struct kretprobe *rp, int nr)
 
 	s = kunit_kcalloc(test, nr, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	rp->kp.addr = (kprobe_opcode_t *)kprobes_test_sleeper;
+	rp->kp.addr = kpt_entry(kprobes_test_sleeper);
 	rp->handler = count_sleeper_return;
 	atomic_set(&sleeper_returns, 0);
 	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, rp), 0);
