@@ -58,6 +58,14 @@
 #define MARK_STEP	4
 #define MARK_WORD	(0xe3000000u | ((MARK_AFTER >> 12) << 16) | (9 << 12) | \
 			 (MARK_AFTER & 0xfff))
+#elif defined(CONFIG_PPC64) && defined(CONFIG_CPU_LITTLE_ENDIAN)
+#define HAVE_MARK	1
+/* The trap's interrupt leaves the nip on the trap itself. */
+#define PROBE_IP_BIAS	0
+/* li r9, MARK_AFTER (addi r9, 0, imm), a word stored little endian */
+#define MARK_LEN	4
+#define MARK_STEP	4
+#define MARK_WORD	(0x39200000u | MARK_AFTER)
 #elif defined(CONFIG_S390)
 #define HAVE_MARK	1
 /*
@@ -142,6 +150,16 @@ static __always_inline u32 kpt_mark_moves(void)
 	asm volatile("movw r9, #" __stringify(MARK_BEFORE) "\n\t"
 		     "movw r9, #" __stringify(MARK_AFTER) "\n\t"
 		     "mov %0, r9"
+		     : "=r" (v) : : "r9");
+#elif defined(CONFIG_PPC64) && defined(CONFIG_CPU_LITTLE_ENDIAN)
+	/*
+	 * powerpc64 takes any offset up to 16 as the function's entry (its
+	 * TOC setup and ftrace site live there): the moves come after it.
+	 */
+	asm volatile(".rept 5\n\tnop\n\t.endr\n\t"
+		     "li 9, " __stringify(MARK_BEFORE) "\n\t"
+		     "li 9, " __stringify(MARK_AFTER) "\n\t"
+		     "mr %0, 9"
 		     : "=r" (v) : : "r9");
 #elif defined(CONFIG_S390)
 	asm volatile("lghi %%r9, " __stringify(MARK_BEFORE) "\n\t"

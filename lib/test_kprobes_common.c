@@ -217,6 +217,8 @@ static unsigned long mark_reg(struct pt_regs *regs)
 	return regs->t0;
 #elif defined(CONFIG_ARM)
 	return regs->ARM_r9;
+#elif defined(CONFIG_PPC64) && defined(CONFIG_CPU_LITTLE_ENDIAN)
+	return regs->gpr[9];
 #elif defined(CONFIG_S390)
 	return regs->gprs[9];
 #else
