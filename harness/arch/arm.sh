@@ -10,10 +10,9 @@ KP_SRCARCH=arm
 KP_CROSS=arm-linux-gnueabihf-
 KP_CROSS_PACKAGE=gcc-arm-linux-gnueabihf:arm-linux-gnueabihf-gcc
 KP_IMAGE=arch/arm/boot/zImage
-KP_BUSYBOX=$KP_WORK/busybox-arm/bin/busybox
 KP_BUSYBOX_SUITE=bookworm
 KP_BUSYBOX_DEBARCH=armhf
-KP_BUSYBOX_URL=http://deb.debian.org/debian/pool/main/b/busybox/busybox-static_1.35.0-4+deb12u1+b1_armhf.deb
+KP_BUSYBOX_VERSION=1.35.0-4+deb12u1+b1
 KP_BUSYBOX_SHA256=2f68dbeaebeda49f3cde34ac421d5add85fb1c837ff7c4a4971945340d9d66ff
 KP_GUEST_PACKAGES="libc6-dev-armhf-cross:/usr/arm-linux-gnueabihf/include/stdio.h
 	qemu-system-arm:qemu-system-arm"

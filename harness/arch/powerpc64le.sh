@@ -9,10 +9,9 @@ KP_SRCARCH=powerpc
 KP_CROSS=powerpc64le-linux-gnu-
 KP_CROSS_PACKAGE=gcc-powerpc64le-linux-gnu:powerpc64le-linux-gnu-gcc
 KP_IMAGE=vmlinux
-KP_BUSYBOX=$KP_WORK/busybox-powerpc64le/bin/busybox
 KP_BUSYBOX_SUITE=bookworm
 KP_BUSYBOX_DEBARCH=ppc64el
-KP_BUSYBOX_URL=http://deb.debian.org/debian/pool/main/b/busybox/busybox-static_1.35.0-4+deb12u1+b1_ppc64el.deb
+KP_BUSYBOX_VERSION=1.35.0-4+deb12u1+b1
 KP_BUSYBOX_SHA256=932deb885b840a8cf529708c03a1e87833dc64e66a70585721f8a356d9fe995b
 KP_GUEST_PACKAGES="libc6-dev-ppc64el-cross:/usr/powerpc64le-linux-gnu/include/stdio.h
 	qemu-system-ppc:qemu-system-ppc64

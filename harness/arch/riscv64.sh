@@ -9,10 +9,9 @@ KP_CROSS=riscv64-linux-gnu-
 KP_CROSS_PACKAGE=gcc-riscv64-linux-gnu:riscv64-linux-gnu-gcc
 KP_IMAGE=arch/riscv/boot/Image
 # Debian 13's: Debian 12 has no riscv64 port (ensure_busybox).
-KP_BUSYBOX=$KP_WORK/busybox-riscv64/bin/busybox
 KP_BUSYBOX_SUITE=trixie
 KP_BUSYBOX_DEBARCH=riscv64
-KP_BUSYBOX_URL=http://deb.debian.org/debian/pool/main/b/busybox/busybox-static_1.37.0-6+b9_riscv64.deb
+KP_BUSYBOX_VERSION=1.37.0-6+b9
 KP_BUSYBOX_SHA256=4add476d2b185c5b487c285b38d790f0881a7e4a8e2ddde835f917e770eb8633
 # The guest programs' libc, and QEMU's riscv64 system (qemu-system-misc)
 # with the OpenSBI firmware that "-bios default" loads (qemu-system-data).

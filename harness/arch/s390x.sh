@@ -9,10 +9,9 @@ KP_SRCARCH=s390
 KP_CROSS=s390x-linux-gnu-
 KP_CROSS_PACKAGE=gcc-s390x-linux-gnu:s390x-linux-gnu-gcc
 KP_IMAGE=arch/s390/boot/bzImage
-KP_BUSYBOX=$KP_WORK/busybox-s390x/bin/busybox
 KP_BUSYBOX_SUITE=bookworm
 KP_BUSYBOX_DEBARCH=s390x
-KP_BUSYBOX_URL=http://deb.debian.org/debian/pool/main/b/busybox/busybox-static_1.35.0-4+deb12u1+b1_s390x.deb
+KP_BUSYBOX_VERSION=1.35.0-4+deb12u1+b1
 KP_BUSYBOX_SHA256=65e29a4dea3ca365e9ee73a6b4fa2a42c8cbbd3b13753250e68b4835876fe316
 KP_GUEST_PACKAGES="libc6-dev-s390x-cross:/usr/s390x-linux-gnu/include/stdio.h
 	qemu-system-misc:qemu-system-s390x

@@ -201,7 +201,7 @@ guest_packages() {
 }
 
 # The busybox of an arch whose harness/arch/ARCH.sh pins a Debian package
-# (KP_BUSYBOX_URL, KP_BUSYBOX_SHA256; KP_BUSYBOX_SUITE and
+# (KP_BUSYBOX_VERSION, KP_BUSYBOX_SHA256; KP_BUSYBOX_SUITE and
 # KP_BUSYBOX_DEBARCH for apt): fetched on its own, with no change to the
 # host's sources, lists or architectures.  apt-helper checks the pinned
 # checksum; when a point release has moved the package out of the pool, an
@@ -268,11 +268,18 @@ arch_vars() {
 	unset -f arch_qemu arch_test_boot_args
 	KP_BUSYBOX= KP_DEBARCH= KP_OWN_BACKEND= KP_KUNIT_QEMU_ARGS=() KP_KCFLAGS=()
 	KP_CROSS_TREE_PACKAGE= KP_MATRIX_BASE_ERRORS=() KP_MATRIX_NO_VARIANTS=
-	KP_BUSYBOX_URL= KP_BUSYBOX_SHA256= KP_BUSYBOX_SUITE= KP_BUSYBOX_DEBARCH=
+	KP_BUSYBOX_VERSION= KP_BUSYBOX_SHA256= KP_BUSYBOX_SUITE= KP_BUSYBOX_DEBARCH=
+	KP_BUSYBOX_URL=
 	KP_GUEST_PACKAGES= KP_USER_CFLAGS= KP_QEMU_MEM= KP_TIMEOUT_SCALE=1
 	# shellcheck source=/dev/null
 	. "$KP_HARNESS/arch/$1.sh"
 	KP_ARCH=$1
+	# A pinned busybox-static: where Debian's pool has it, and where
+	# ensure_busybox unpacks it.
+	if [ -n "$KP_BUSYBOX_VERSION" ]; then
+		KP_BUSYBOX_URL=http://deb.debian.org/debian/pool/main/b/busybox/busybox-static_${KP_BUSYBOX_VERSION}_$KP_BUSYBOX_DEBARCH.deb
+		KP_BUSYBOX=$KP_WORK/busybox-$1/bin/busybox
+	fi
 }
 
 # arch_fact ARCH NAME: the value harness/arch/ARCH.sh gives NAME, without
