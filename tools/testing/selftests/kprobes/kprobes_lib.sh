@@ -129,6 +129,17 @@ kst_list_snapshot() {
 	sort $LIST
 }
 
+# Whether the arch lays a module's init code out with its core text and
+# never frees it: powerpc64's module_init_section() claims no section.
+# (kallsyms cannot tell: ftrace keeps the init functions' names once their
+# text is freed.)
+kst_keeps_module_init() {
+	case $(uname -m) in
+	ppc64*) return 0 ;;
+	esac
+	return 1
+}
+
 # kst_sym ADDR-or-NAME: the first kallsyms address of a symbol.
 kst_sym() {
 	awk -v s="$1" '$3 == s { print $1; exit }' /proc/kallsyms
