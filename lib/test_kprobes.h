@@ -82,6 +82,14 @@
 #define MARK_LEN	4
 #define MARK_STEP	2
 #define MARK_WORD	(0xa7990000u | MARK_AFTER)
+#elif defined(CONFIG_MIPS) && !defined(CONFIG_CPU_MICROMIPS)
+#define HAVE_MARK	1
+/* The break's exception leaves the EPC on the break itself. */
+#define PROBE_IP_BIAS	0
+/* addiu $9, $zero, MARK_AFTER: opcode 9, rs 0, rt 9, the immediate */
+#define MARK_LEN	4
+#define MARK_STEP	4
+#define MARK_WORD	(0x24090000u | MARK_AFTER)
 #else
 #define HAVE_MARK	0
 #define PROBE_IP_BIAS	0
@@ -166,6 +174,14 @@ static __always_inline u32 kpt_mark_moves(void)
 		     "lghi %%r9, " __stringify(MARK_AFTER) "\n\t"
 		     "lr %0, %%r9"
 		     : "=d" (v) : : "r9");
+#elif defined(CONFIG_MIPS) && !defined(CONFIG_CPU_MICROMIPS)
+	/* In order, and neither move in a branch's delay slot. */
+	asm volatile(".set push\n\t.set noreorder\n\t"
+		     "addiu $9, $0, " __stringify(MARK_BEFORE) "\n\t"
+		     "addiu $9, $0, " __stringify(MARK_AFTER) "\n\t"
+		     "move %0, $9\n\t"
+		     ".set pop"
+		     : "=r" (v) : : "$9");
 #else
 	v = MARK_AFTER;
 #endif

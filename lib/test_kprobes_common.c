@@ -174,7 +174,7 @@ void kpt_mark_bytes(u8 *insn)
 #if defined(CONFIG_X86)
 	insn[0] = 0xb8;
 	put_unaligned_le32(MARK_AFTER, insn + 1);
-#elif defined(CONFIG_S390)
+#elif defined(CONFIG_S390) || (defined(CONFIG_MIPS) && defined(CONFIG_CPU_BIG_ENDIAN))
 	put_unaligned_be32(MARK_WORD, insn);
 #else
 	put_unaligned_le32(MARK_WORD, insn);
@@ -221,6 +221,8 @@ static unsigned long mark_reg(struct pt_regs *regs)
 	return regs->gpr[9];
 #elif defined(CONFIG_S390)
 	return regs->gprs[9];
+#elif defined(CONFIG_MIPS)
+	return regs->regs[9];
 #else
 	return 0;
 #endif
