@@ -43,7 +43,7 @@ own_blacklisted() {
 # check the alignment first.
 inside_insn_errno() {
 	case $(uname -m) in
-	aarch64 | arm* | ppc* | s390*) echo EINVAL ;;
+	aarch64 | arm* | mips* | ppc* | s390*) echo EINVAL ;;
 	*) echo EILSEQ ;;
 	esac
 }
