@@ -178,6 +178,18 @@ skip() {	# description reason
 	tap_result ok "$1 # SKIP $2"
 }
 
+# check_unless REASON DESCRIPTION COMMAND...: check, or, when REASON (a
+# design fact of the arch or config) is not empty, skip with it.
+check_unless() {
+	reason=$1
+	shift
+	if [ -n "$reason" ]; then
+		skip "$1" "$reason"
+	else
+		check "$@"
+	fi
+}
+
 # Run a KUnit module: loading it runs its suites, which print KTAP.  A
 # module that does not load is reported as a failed case of its own.
 kunit_module() {	# name load-command...

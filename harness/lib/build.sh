@@ -189,12 +189,7 @@ build_external() {
 		cp "$KP_BASE_SRC/lib/test_kprobes.c" "$dst/test_kprobes_upstream.c"
 	# Without the function tracer's calls, as lib/Makefile builds it.
 	printf '%s\n' 'obj-m += test_kprobes_upstream.o' \
-		'ccflags-remove-$(CONFIG_FUNCTION_TRACER) += $(CC_FLAGS_FTRACE)' >"$dst/Kbuild.new"
-	if cmp -s "$dst/Kbuild.new" "$dst/Kbuild"; then
-		rm "$dst/Kbuild.new"
-	else
-		mv "$dst/Kbuild.new" "$dst/Kbuild"
-	fi
+		'ccflags-remove-$(CONFIG_FUNCTION_TRACER) += $(CC_FLAGS_FTRACE)' >"$dst/Kbuild"
 	run_step "building upstream's test_kprobes from the base" "$KP_BUILD_OUT/build.log" \
 		kmake M="$dst" modules
 }

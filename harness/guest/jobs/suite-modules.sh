@@ -458,16 +458,13 @@ check "rmmod: gone probes stay gone when all are re-armed, no hit or miss" unloa
 check "insmod again: kept events fire again" kept_event_fires_after_reload
 check "gone probes are unregistered with their events" gone_probes_unregister
 check "reload, probe again: hits counted" reload_and_probe_again
-if { [ -e $OPT ] || arch_optimizes; } && ! module_text_optimizable; then
-	skip "optimized probe, reload, probe the same place: no warning" \
-		"$(kp_arch) cannot optimize module text (its detour is out of branch range)"
+if [ -e $OPT ] || arch_optimizes; then
+	far=
+	module_text_optimizable ||
+		far="$(kp_arch) cannot optimize module text (its detour is out of branch range)"
+	check_unless "$far" "optimized probe, reload, probe the same place: no warning" optimized_probe_reuse
 	check "debug.kprobes-optimization reads 0/1, refuses other values" sysctl_values
-	skip "debug.kprobes-optimization 0 and 1: unoptimize, keep new probes, optimize" \
-		"$(kp_arch) cannot optimize module text (its detour is out of branch range)"
-elif [ -e $OPT ] || arch_optimizes; then
-	check "optimized probe, reload, probe the same place: no warning" optimized_probe_reuse
-	check "debug.kprobes-optimization reads 0/1, refuses other values" sysctl_values
-	check "debug.kprobes-optimization 0 and 1: unoptimize, keep new probes, optimize" sysctl_switch
+	check_unless "$far" "debug.kprobes-optimization 0 and 1: unoptimize, keep new probes, optimize" sysctl_switch
 else
 	for c in "optimized probe, reload, probe the same place: no warning" \
 		 "debug.kprobes-optimization reads 0/1, refuses other values" \

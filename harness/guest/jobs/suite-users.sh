@@ -161,21 +161,14 @@ check "BPF kprobe program: runs once per kernel_clone hit ($FORKS forks)" \
 check "perf and BPF users leave no probe on kernel_clone" users_leave_no_probe
 # fail_function exists where the arch can override a function's return
 # (HAVE_FUNCTION_ERROR_INJECTION), which every harness config asks for.
-if kconfig_on FAIL_FUNCTION; then
-	check "kptarget loads; $FN is injectable" load_target
-	check "fail_function: the injected -EIO is what the call returns" injected_error_returned
-	check "fail_function: its kprobe is listed while injecting" listed_while_injecting
-	check "fail_function: inject cleared, the call succeeds again" cleared_call_succeeds
-	check "fail_function: its kprobe is gone after clearing" gone_after_clearing
-else
-	for c in "kptarget loads; $FN is injectable" \
-		 "fail_function: the injected -EIO is what the call returns" \
-		 "fail_function: its kprobe is listed while injecting" \
-		 "fail_function: inject cleared, the call succeeds again" \
-		 "fail_function: its kprobe is gone after clearing"; do
-		skip "$c" "no fail_function on $(kp_arch) (no HAVE_FUNCTION_ERROR_INJECTION)"
-	done
-fi
+noff=
+kconfig_on FAIL_FUNCTION ||
+	noff="no fail_function on $(kp_arch) (no HAVE_FUNCTION_ERROR_INJECTION)"
+check_unless "$noff" "kptarget loads; $FN is injectable" load_target
+check_unless "$noff" "fail_function: the injected -EIO is what the call returns" injected_error_returned
+check_unless "$noff" "fail_function: its kprobe is listed while injecting" listed_while_injecting
+check_unless "$noff" "fail_function: inject cleared, the call succeeds again" cleared_call_succeeds
+check_unless "$noff" "fail_function: its kprobe is gone after clearing" gone_after_clearing
 check "uprobe events: entry and return of a user function, $UPROBE_CALLS calls, each result right" \
 	uprobe_events_count_calls
 check "uprobe events: removed cleanly" uprobe_events_removed
