@@ -102,6 +102,7 @@ struct kprobe *get_kprobe(void *addr)
 	struct kprobe *p;
 
 	hlist_for_each_entry_rcu(p, kprobe_bucket(addr), hlist,
+				 kprobe_rcu_reader() ||
 				 lockdep_is_held(&kprobe_mutex)) {
 		if (p->addr == addr)
 			return p;
@@ -121,7 +122,7 @@ static int aggr_pre_handler(struct kprobe *agg, struct pt_regs *regs)
 	struct kprobe *kp;
 	int moved = 0;
 
-	list_for_each_entry_rcu(kp, &agg->list, list) {
+	list_for_each_entry_rcu(kp, &agg->list, list, kprobe_rcu_reader()) {
 		if (kp->pre_handler && !kprobe_disabled(kp))
 			moved = kp->pre_handler(kp, regs);
 		if (moved)
@@ -136,7 +137,7 @@ static void aggr_post_handler(struct kprobe *agg, struct pt_regs *regs,
 {
 	struct kprobe *kp;
 
-	list_for_each_entry_rcu(kp, &agg->list, list)
+	list_for_each_entry_rcu(kp, &agg->list, list, kprobe_rcu_reader())
 		if (kp->post_handler && !kprobe_disabled(kp))
 			kp->post_handler(kp, regs, flags);
 }

@@ -46,11 +46,11 @@ bool kprobe_ftrace_disabled __read_mostly;
  * @ip: the ftrace site
  * @parent_ip: the probed function's return address, for ftrace's records
  *
- * The slow half of kprobe_ftrace_hit_probe(), with preemption disabled
- * (which also makes it the table's RCU reader).  The lookup may call a
- * probeable function: rcu_read_lock_any_held() under
- * CONFIG_PROVE_RCU_LIST.  It therefore runs under ftrace's recursion
- * lock, so that a hit from inside it nests once more at most.  The lock
+ * The slow half of kprobe_ftrace_hit_probe(), with preemption disabled,
+ * which also makes it the table's RCU reader without asking lockdep
+ * (kprobe_rcu_reader()).  It runs under ftrace's recursion lock all the
+ * same, so that should a debug option ever put a probeable call into the
+ * lookup, a hit from inside it nests once more at most.  The lock
  * is dropped on return: a hit from the handlers must still be seen, and
  * counted as missed.
  *

@@ -123,7 +123,8 @@ void kprobes_inc_nmissed_count(struct kprobe *p)
 	struct kprobe *kp;
 
 	if (kprobe_is_aggr(p))
-		list_for_each_entry_rcu(kp, &p->list, list)
+		list_for_each_entry_rcu(kp, &p->list, list,
+					kprobe_rcu_reader())
 			kp->nmissed++;
 	else
 		p->nmissed++;

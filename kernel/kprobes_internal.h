@@ -21,6 +21,16 @@
 extern struct mutex kprobe_mutex;
 
 /*
+ * A hit runs with preemption off, which makes it an RCU reader.  Its
+ * walks of the table say so first, so that lockdep is not asked: a probe
+ * may sit where lockdep's record of the softirq state trails the CPU's
+ * (inside local_bh_disable(), between the count's change and
+ * lockdep_softirqs_off()), and any question put to lockdep there is
+ * answered with a warning.
+ */
+#define kprobe_rcu_reader()	(!preemptible())
+
+/*
  * Core-private bits of kprobe.flags, above the public KPROBE_FLAG_*: an
  * ftrace-based entry is in an ftrace_ops filter, and in which ops.
  */

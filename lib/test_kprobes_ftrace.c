@@ -5,9 +5,11 @@
  * other ftrace users and in the checks that ftrace itself runs.
  */
 #include <kunit/test.h>
+#include <linux/debug_locks.h>
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/preempt.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/string.h>
@@ -122,9 +124,10 @@ static void probe_on_rcu_lockdep_check(struct kunit *test)
 }
 
 /*
- * Under CONFIG_PROVE_RCU_LIST the table lookup of an ftrace-site hit
- * calls rcu_read_lock_any_held(), itself an ftrace site.  A probe there
- * must not send the lookup back into itself.  A second armed site keeps
+ * rcu_read_lock_any_held(), where CONFIG_PROVE_RCU_LIST's checks of RCU
+ * list walks go, is itself an ftrace site.  A hit's table lookup does not
+ * ask it (kprobe_rcu_reader()), but a probe there must still fire and
+ * must not send a lookup back into itself.  A second armed site keeps
  * x86's handler off its one-probe shortcut, so the lookup does run.
  */
 static void probe_on_rcu_list_check(struct kunit *test)
@@ -144,6 +147,64 @@ static void probe_on_rcu_list_check(struct kunit *test)
 	kpt_unreg_kprobe(test, &other->kp);
 #else
 	kunit_skip(test, "the table lookup calls no probeable check without CONFIG_PROVE_RCU_LIST");
+#endif
+}
+
+#ifdef CONFIG_DEBUG_LOCKDEP
+/* Calls the other site from inside a hit, once: that hit is missed. */
+static int site_pre_nests(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct site_probe *sp = container_of(kp, struct site_probe, kp);
+
+	if (current == sp->task && !sp->pre_hits++)
+		FTRACE_SITE_2(NULL, 0);
+	return 0;
+}
+#endif
+
+/*
+ * A probe may sit where lockdep's record of the softirq state trails the
+ * CPU's: inside local_bh_disable(), between the count's change and
+ * lockdep_softirqs_off().  Asked anything there, lockdep warns and turns
+ * itself off.  A hit must not ask: neither the table lookup, nor an
+ * aggregate's walk of its probes, nor the count of a missed hit.  The
+ * case opens such a window by raising the softirq count behind lockdep's
+ * back, and hits two aggregates in it, the second from inside the
+ * first's handler.
+ */
+static void hit_while_lockdep_lags(struct kunit *test)
+{
+#ifdef CONFIG_DEBUG_LOCKDEP
+	struct site_probe *outer = site_probe_at(test, FTRACE_SITE_1, false);
+	struct site_probe *outer2 = site_probe_at(test, FTRACE_SITE_1, false);
+	struct site_probe *inner = site_probe_at(test, FTRACE_SITE_2, false);
+	struct site_probe *inner2 = site_probe_at(test, FTRACE_SITE_2, false);
+
+	if (!debug_locks)
+		kunit_skip(test, "lockdep is off already: an earlier report turned it off");
+	outer->kp.pre_handler = site_pre_nests;
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &outer->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &outer2->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &inner->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &inner2->kp), 0);
+
+	__preempt_count_add(SOFTIRQ_DISABLE_OFFSET);
+	FTRACE_SITE_1(NULL, 0);
+	__preempt_count_sub(SOFTIRQ_DISABLE_OFFSET);
+
+	KUNIT_EXPECT_TRUE_MSG(test, debug_locks,
+			      "lockdep was asked from inside the hit");
+	KUNIT_EXPECT_EQ(test, outer->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, outer2->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, inner->pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, inner->kp.nmissed, 1UL);
+	KUNIT_EXPECT_EQ(test, inner2->kp.nmissed, 1UL);
+	kpt_unreg_kprobe(test, &inner2->kp);
+	kpt_unreg_kprobe(test, &inner->kp);
+	kpt_unreg_kprobe(test, &outer2->kp);
+	kpt_unreg_kprobe(test, &outer->kp);
+#else
+	kunit_skip(test, "lockdep checks its irq state only under CONFIG_DEBUG_LOCKDEP");
 #endif
 }
 
@@ -452,6 +513,7 @@ static void ftrace_entry_is_the_site(struct kunit *test)
 static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(probe_on_rcu_lockdep_check),
 	KUNIT_CASE(probe_on_rcu_list_check),
+	KUNIT_CASE(hit_while_lockdep_lags),
 	KUNIT_CASE(ftrace_only_entry_follows_table),
 	KUNIT_CASE(x86_int3_on_ftrace_site_not_ours),
 	KUNIT_CASE(ftrace_entry_is_the_site),

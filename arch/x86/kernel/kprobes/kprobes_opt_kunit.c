@@ -10,6 +10,7 @@
  */
 #include <kunit/test.h>
 #include <linux/cpumask.h>
+#include <linux/debug_locks.h>
 #include <linux/delay.h>
 #include <linux/jump_label.h>
 #include <linux/kprobes.h>
@@ -514,6 +515,64 @@ static void opt_optimized_fires(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(orig, kpo_at(KPO_PLAIN), sizeof(orig)), 0);
 	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
 	KUNIT_EXPECT_EQ(test, p.hits, 1);
+}
+
+#ifdef CONFIG_DEBUG_LOCKDEP
+/* Calls the other function from inside the hit, once: that hit is missed. */
+static int kpo_nest_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kpo_probe *p = container_of(kp, struct kpo_probe, kp);
+
+	if (!p->hits++)
+		kpo_other(1);
+	return 0;
+}
+#endif
+
+/*
+ * An optimized probe hits without a trap, in the probed task's context.
+ * Where lockdep's record of the softirq state trails the CPU's (inside
+ * local_bh_disable()), lockdep must not be asked: neither by the walk of
+ * an aggregate's probes nor by the count of a hit missed in its handler.
+ * The case opens such a window by raising the softirq count behind
+ * lockdep's back.
+ */
+static void opt_hit_while_lockdep_lags(struct kunit *test)
+{
+#ifdef CONFIG_DEBUG_LOCKDEP
+	struct kpo_probe *p = kunit_kcalloc(test, 4, sizeof(*p), GFP_KERNEL);
+	struct kprobe *kps[4];
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	if (!debug_locks)
+		kunit_skip(test, "lockdep is off already: an earlier report turned it off");
+	kpo_probe_init(&p[0], KPO_PLAIN, false);
+	p[0].kp.pre_handler = kpo_nest_pre;
+	kpo_probe_init(&p[1], KPO_PLAIN, false);
+	kpo_probe_init(&p[2], KPO_OTHER, false);
+	kpo_probe_init(&p[3], KPO_OTHER, false);
+	for (i = 0; i < 4; i++)
+		kps[i] = &p[i].kp;
+	KUNIT_ASSERT_EQ(test, register_kprobes(kps, 4), 0);
+	kpo_expect_state(test, &p[0].kp, KPROBE_OPT_ACTIVE);
+	kpo_expect_state(test, &p[2].kp, KPROBE_OPT_ACTIVE);
+
+	__preempt_count_add(SOFTIRQ_DISABLE_OFFSET);
+	kpo_plain(10);
+	__preempt_count_sub(SOFTIRQ_DISABLE_OFFSET);
+
+	KUNIT_EXPECT_TRUE_MSG(test, debug_locks,
+			      "lockdep was asked from inside the hit");
+	KUNIT_EXPECT_EQ(test, p[0].hits, 1);
+	KUNIT_EXPECT_EQ(test, p[1].hits, 1);
+	KUNIT_EXPECT_EQ(test, p[2].hits, 0);
+	KUNIT_EXPECT_EQ(test, p[2].kp.nmissed, 1UL);
+	KUNIT_EXPECT_EQ(test, p[3].kp.nmissed, 1UL);
+	unregister_kprobes(kps, 4);
+#else
+	kunit_skip(test, "lockdep checks its irq state only under CONFIG_DEBUG_LOCKDEP");
+#endif
 }
 
 /* pt_regs fields in the encoding's register order (sp has none here) */
@@ -1044,6 +1103,7 @@ static void opt_waits_for_running_task(struct kunit *test)
 static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(opt_optimized_fires),
 	KUNIT_CASE(opt_regs_like_trap),
+	KUNIT_CASE(opt_hit_while_lockdep_lags),
 	KUNIT_CASE(opt_one_insn_at_once),
 	KUNIT_CASE(opt_handler_moves_ip),
 	KUNIT_CASE(opt_post_handler_unoptimizes),
