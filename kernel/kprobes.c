@@ -641,6 +641,47 @@ int register_kprobes(struct kprobe **kps, int num)
 }
 EXPORT_SYMBOL_GPL(register_kprobes);
 
+/*
+ * Unhook the probes from *@next on into @unhooked, and disarm them, until
+ * all are or the slice is over (kprobe_slice_end()).  Those that were not
+ * registered get their addr cleared.
+ */
+static void kprobe_unregister_slice(struct kprobe **kps, int num, int *next,
+				    struct kprobe_unhooked *unhooked)
+{
+	unsigned long end = kprobe_slice_end();
+	struct kprobe *entry, *p;
+
+	guard(kprobe_slice)();
+	do {
+		p = kps[(*next)++];
+		entry = __unregister_kprobe_top(p);
+		if (IS_ERR(entry)) {
+			p->addr = NULL;
+			continue;
+		}
+		if (entry)
+			kprobe_unhooked_add(unhooked, entry);
+		kretprobe_detach(p);
+	} while (*next < num && !kprobe_slice_over(end));
+	kprobe_run_disarm_pass();
+}
+
+/* Free unhooked entries for a slice; false once none is left. */
+static bool kprobe_unhooked_free_slice(struct kprobe_unhooked *unhooked)
+{
+	unsigned long end = kprobe_slice_end();
+	struct kprobe *entry;
+
+	guard(kprobe_slice)();
+	while ((entry = kprobe_unhooked_pop(unhooked))) {
+		__unregister_kprobe_bottom(entry);
+		if (kprobe_slice_over(end))
+			return true;
+	}
+	return false;
+}
+
 /**
  * unregister_kprobes() - remove several probes
  * @kps: the probes
@@ -654,32 +695,21 @@ EXPORT_SYMBOL_GPL(register_kprobes);
 void unregister_kprobes(struct kprobe **kps, int num)
 {
 	struct kprobe_unhooked unhooked;
-	struct kprobe *entry;
-	int i;
+	int i = 0;
 
 	if (num <= 0)
 		return;
 	kprobe_unhooked_init(&unhooked);
 
-	scoped_guard(mutex, &kprobe_mutex) {
-		for (i = 0; i < num; i++) {
-			entry = __unregister_kprobe_top(kps[i]);
-			if (IS_ERR(entry)) {
-				kps[i]->addr = NULL;
-				continue;
-			}
-			if (entry)
-				kprobe_unhooked_add(&unhooked, entry);
-			kretprobe_detach(kps[i]);
-		}
-		kprobe_run_disarm_pass();
+	for (;;) {
+		kprobe_unregister_slice(kps, num, &i, &unhooked);
+		if (i == num)
+			break;
+		kprobe_slice_pause();
 	}
-
 	kprobe_wait_for_hits();
-	scoped_guard(mutex, &kprobe_mutex) {
-		while ((entry = kprobe_unhooked_pop(&unhooked)))
-			__unregister_kprobe_bottom(entry);
-	}
+	while (kprobe_unhooked_free_slice(&unhooked))
+		kprobe_slice_pause();
 	/*
 	 * Those left with an addr were registered.  Their pools are out of
 	 * the table and idle: freeing many of them needs no kprobe_mutex.

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Batches: register_kprobes() and unregister_kprobes(), and
- * register_kprobe() as a batch of one, hold kprobe_mutex from start to
- * end and patch the text for all their probes in passes.
+ * register_kprobe() as a batch of one, patch the text for all their
+ * probes in passes.  They hold kprobe_mutex for a slice of time at most
+ * (kprobe_slice_end()), so that a lone registration beside a batch of
+ * thousands waits for a slice, not for the whole batch.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/atomic.h>
 #include <linux/kprobes.h>
+#include <linux/wait_bit.h>
 
 #include "kprobes_internal.h"
 
@@ -138,13 +142,76 @@ void kprobe_disarm_later(struct kprobe *entry)
 }
 
 /*
+ * Callers between the start of kprobe_slice_lock() and holding the mutex.
+ * A mutex queues a caller only once it sleeps: one that spins for it on
+ * another CPU, as a lone registration does while the batch runs, may see
+ * it locked each time it looks, when the batch unlocks it and locks it
+ * again at once, and wait for the whole batch.
+ */
+static atomic_t kprobe_slice_waiting = ATOMIC_INIT(0);
+
+void kprobe_slice_lock(void)
+{
+	atomic_inc(&kprobe_slice_waiting);
+	mutex_lock(&kprobe_mutex);
+	if (atomic_dec_and_test(&kprobe_slice_waiting))
+		wake_up_var(&kprobe_slice_waiting);
+}
+
+/*
+ * Between two slices of a batch: let those waiting take the mutex first.
+ * A slice at most, should one of them be held up on the way (another
+ * batch pauses for the same callers and finds them gone).
+ */
+void kprobe_slice_pause(void)
+{
+	cond_resched();
+	wait_var_event_timeout(&kprobe_slice_waiting,
+			       !atomic_read(&kprobe_slice_waiting),
+			       KPROBE_SLICE_JIFFIES);
+}
+
+/*
+ * Register entries from *@next on with @batch's ->reg() until all are,
+ * one fails or the slice is over, then arm them.  *@next ends at the
+ * first entry not registered.
+ */
+static int kprobe_register_slice(struct kprobe_batch *batch, int num,
+				 int *next)
+{
+	unsigned long end = kprobe_slice_end();
+	int ret;
+
+	guard(kprobe_slice)();
+	kprobe_pass_err = 0;
+	/* One probe too: its several questions about its symbol. */
+	kprobe_sym_own(true);
+	arch_kprobe_batch_begin();
+	kprobe_batching = num > 1;
+	do {
+		ret = batch->reg(batch, *next);
+		if (!ret)
+			(*next)++;
+	} while (!ret && *next < num && !kprobe_slice_over(end));
+	/* Also after a failure: the caller unregisters them as usual. */
+	kprobe_run_arm_pass();
+	/* An ftrace site refused: the batch fails, all of it registered. */
+	if (!ret)
+		ret = kprobe_pass_err;
+	kprobe_batching = false;
+	arch_kprobe_batch_end();
+	kprobe_sym_own(false);
+	return ret;
+}
+
+/*
  * Register entries 0 to @num - 1 of @batch with its ->reg(), stopping at
  * the first failure.  *@registered tells the caller how many to roll back.
  */
 int kprobe_register_batch(struct kprobe_batch *batch, int num,
 			  int *registered)
 {
-	int i, ret = 0;
+	int ret = 0;
 
 	*registered = 0;
 	if (num <= 0)
@@ -152,24 +219,10 @@ int kprobe_register_batch(struct kprobe_batch *batch, int num,
 	if (!kprobes_initialized)
 		return -EAGAIN;
 
-	guard(mutex)(&kprobe_mutex);
-	kprobe_pass_err = 0;
-	/* One probe too: its several questions about its symbol. */
-	kprobe_sym_own(true);
-	arch_kprobe_batch_begin();
-	kprobe_batching = num > 1;
-	for (i = 0; i < num && !ret; i++)
-		ret = batch->reg(batch, i);
-	*registered = ret ? i - 1 : i;
-	/* Also after a failure: the caller unregisters them as usual. */
-	kprobe_run_arm_pass();
-	/* An ftrace site refused: the batch fails, all of it registered. */
-	if (!ret && kprobe_pass_err) {
-		ret = kprobe_pass_err;
-		*registered = i;
+	for (;;) {
+		ret = kprobe_register_slice(batch, num, registered);
+		if (ret || *registered == num)
+			return ret;
+		kprobe_slice_pause();
 	}
-	kprobe_batching = false;
-	arch_kprobe_batch_end();
-	kprobe_sym_own(false);
-	return ret;
 }

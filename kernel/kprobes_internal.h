@@ -11,6 +11,7 @@
 #include <linux/bits.h>
 #include <linux/cleanup.h>
 #include <linux/cpu.h>
+#include <linux/jiffies.h>
 #include <linux/kprobes.h>
 #include <linux/memory.h>
 #include <linux/module.h>
@@ -29,6 +30,36 @@ extern struct mutex kprobe_mutex;
  * answered with a warning.
  */
 #define kprobe_rcu_reader()	(!preemptible())
+
+/*
+ * How long a batch holds kprobe_mutex before it lets the others in.  A
+ * debug kernel may spend seconds on a few hundred probes, and a lone
+ * registration waiting behind a batch of thousands would be a hung task;
+ * the base's register_kprobes() takes the mutex once per probe.
+ */
+#define KPROBE_SLICE_JIFFIES	(HZ / 10)
+
+static inline unsigned long kprobe_slice_end(void)
+{
+	return jiffies + KPROBE_SLICE_JIFFIES;
+}
+
+static inline bool kprobe_slice_over(unsigned long end)
+{
+	return time_after_eq(jiffies, end);
+}
+
+/*
+ * A slice takes kprobe_mutex through kprobe_slice_lock(), which counts
+ * its caller as waiting until it holds the mutex; a batch calls
+ * kprobe_slice_pause() between its slices, so that the callers counted
+ * get their turn before it goes on.
+ */
+void kprobe_slice_lock(void);
+void kprobe_slice_pause(void);
+
+DEFINE_LOCK_GUARD_0(kprobe_slice, kprobe_slice_lock(),
+		    mutex_unlock(&kprobe_mutex))
 
 /*
  * Core-private bits of kprobe.flags, above the public KPROBE_FLAG_*: an

@@ -5,6 +5,7 @@
  * no handler runs on a probe's memory once its unregistration returned.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/kmsg_dump.h>
@@ -534,6 +535,128 @@ static void unregister_kprobes_large_batch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &large_batch[0]), 0);
 }
 
+/* A batch slowed down on purpose, and a lone call made beside it. */
+struct slice_watch {
+	struct kprobe slow;	/* on a function the batch calls per probe */
+	struct kprobe lone;
+	struct task_struct *batch_task;
+	struct completion started;
+	int calls;		/* the batch's calls of the slowed function */
+	int calls_at_lone;	/* as many when the lone call returned */
+	int lone_ret;
+	bool unregister;
+	bool lone_done;
+};
+
+/* Each call of the batch takes a millisecond until the lone call is done. */
+static int slice_slow_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct slice_watch *w = container_of(kp, struct slice_watch, slow);
+
+	if (current != READ_ONCE(w->batch_task))
+		return 0;
+	WRITE_ONCE(w->calls, w->calls + 1);
+	if (!READ_ONCE(w->lone_done))
+		mdelay(1);
+	return 0;
+}
+
+/* Once the batch is under way, register or unregister the lone probe. */
+static int slice_lone_fn(void *data)
+{
+	struct slice_watch *w = data;
+	unsigned long give_up = jiffies + 10 * HZ;
+
+	complete(&w->started);
+	while (!READ_ONCE(w->calls)) {
+		if (time_after(jiffies, give_up)) {
+			w->calls_at_lone = -1;
+			return 0;
+		}
+		usleep_range(1000, 2000);
+	}
+	if (w->unregister)
+		unregister_kprobe(&w->lone);
+	else
+		w->lone_ret = register_kprobe(&w->lone);
+	w->calls_at_lone = READ_ONCE(w->calls);
+	WRITE_ONCE(w->lone_done, true);
+	return 0;
+}
+
+/* Run @w's lone call beside the batch; @kps registers or leaves. */
+static void slice_run(struct kunit *test, struct slice_watch *w,
+		      const char *slowed, struct kprobe **kps, int n)
+{
+	struct task_struct *task;
+
+	w->slow.symbol_name = slowed;
+	w->slow.pre_handler = slice_slow_pre;
+	w->calls = 0;
+	w->calls_at_lone = 0;
+	w->lone_done = false;
+	init_completion(&w->started);
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &w->slow), 0);
+	task = kthread_run(slice_lone_fn, w, "kpt_lone");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	/* On one CPU without preemption it would start only at a slice's end. */
+	wait_for_completion(&w->started);
+	WRITE_ONCE(w->batch_task, current);
+	if (w->unregister)
+		unregister_kprobes(kps, n);
+	else
+		KUNIT_EXPECT_EQ(test, register_kprobes(kps, n), 0);
+	WRITE_ONCE(w->batch_task, NULL);
+	kthread_stop_put(task);
+	kpt_unreg_kprobe(test, &w->slow);
+	kpt_clear_for_reuse(&w->slow);
+	KUNIT_EXPECT_EQ(test, w->calls, n);
+	kunit_info(test, "beside %s: the lone call returned after %d of %d calls\n",
+		   slowed, w->calls_at_lone, n);
+	KUNIT_EXPECT_GT_MSG(test, w->calls_at_lone, 0,
+			    "the lone call never started");
+	KUNIT_EXPECT_LT_MSG(test, w->calls_at_lone, n,
+			    "the lone call waited for the whole batch");
+}
+
+/*
+ * A batch lets others take kprobe_mutex between slices of its work
+ * (KPROBE_SLICE_JIFFIES): a lone register_kprobe() or unregister_kprobe()
+ * made while a long batch runs returns before the batch does, as it would
+ * beside the base's one-probe-at-a-time register_kprobes().  A probe on
+ * the function a batch calls per probe makes each call take a millisecond
+ * until the lone call is done: a batch of SLICE_BATCH probes would last
+ * ten slices, and the rest of it runs at full speed once the lone call
+ * got in, after two slices at most.
+ */
+#define SLICE_BATCH	1024
+
+static void batch_lets_a_lone_call_in(struct kunit *test)
+{
+	struct slice_watch *w;
+	int i;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	memset(large_batch, 0, sizeof(large_batch));
+	for (i = 0; i < SLICE_BATCH; i++) {
+		large_batch[i].addr = (kprobe_opcode_t *)kprobes_test_target;
+		large_batch_ptrs[i] = &large_batch[i];
+	}
+	w->lone.addr = (kprobe_opcode_t *)kprobes_test_other;
+
+	slice_run(test, w, "__register_kprobe", large_batch_ptrs, SLICE_BATCH);
+	KUNIT_EXPECT_EQ(test, w->lone_ret, 0);
+	w->unregister = true;
+	slice_run(test, w, "__unregister_kprobe_top", large_batch_ptrs,
+		  SLICE_BATCH);
+	/* Both gone: the lone probe registers again. */
+	kpt_clear_for_reuse(&w->lone);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&w->lone), 0);
+	unregister_kprobe(&w->lone);
+}
+
 static int count_batch_hit(struct kprobe *kp, struct pt_regs *regs)
 {
 	to_test_probe(kp)->pre_hits++;
@@ -813,6 +936,7 @@ static struct kunit_case kprobes_batch_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(unregister_lifetime, lifetime_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(unregister_kprobes_large_batch),
+	KUNIT_CASE(batch_lets_a_lone_call_in),
 	KUNIT_CASE(batch_boundaries_as_single),
 	KUNIT_CASE(batch_arms_and_disarms_all),
 	KUNIT_CASE(batch_failure_leaves_text_alone),
