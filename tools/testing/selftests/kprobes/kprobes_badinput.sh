@@ -10,7 +10,8 @@ FUNC=kernel_clone
 MFUNC=kst_target_func
 
 # The first function symbol at or above the address START and below END
-# (both kallsyms symbols): a function inside a section.
+# (both kallsyms symbols): a function inside a section.  Addresses compare
+# as strings: to awk, a 32-bit one such as 80103e80 is a number.
 first_text_in() {
 	awk -v s="$1" -v e="$2" '
 		$3 == s { lo = $1 } $3 == e { hi = $1 }
@@ -18,7 +19,8 @@ first_text_in() {
 		END {
 			if (lo == "" || hi == "") exit
 			for (i = 1; i <= NR; i++)
-				if (length(a[i]) == length(lo) && a[i] >= lo && a[i] < hi &&
+				if (length(a[i]) == length(lo) &&
+				    a[i] "" >= lo "" && a[i] "" < hi "" &&
 				    t[i] ~ /^[tT]$/ && n[i] != s) { print a[i]; exit }
 		}' /proc/kallsyms
 }
@@ -30,7 +32,7 @@ first_text_in() {
 section_empty() {
 	awk -v s="$1" -v e="$2" '
 		$3 == s { lo = $1 } $3 == e { hi = $1 }
-		END { exit !(lo == hi) }' /proc/kallsyms
+		END { exit !(lo "" == hi "") }' /proc/kallsyms
 }
 
 # A blacklisted function of kprobes' own (not the one another case uses).
