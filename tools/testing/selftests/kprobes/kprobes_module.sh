@@ -11,6 +11,19 @@ MOD=kprobes_st_target
 FUNC=kst_target_func
 # An entry probe may sit on the function's ftrace site, a few bytes in.
 OFF='0x[0-9a-f]+'
+# Where a probe on a function of the module goes: at the symbol, or where
+# the module says the function's code begins (after mips's long ftrace
+# call).  Known once the module is loaded; kept for its init function.
+AT=
+AT_INIT=
+
+# at_entry FUNC N: FUNC, or FUNC+N when the function begins N bytes in.
+at_entry() {
+	case $2 in
+	'' | 0) echo "$1" ;;
+	*) echo "$1+$2" ;;
+	esac
+}
 
 calls_hit() {
 	before=$(kst_event_hits "$1")
@@ -20,15 +33,19 @@ calls_hit() {
 }
 
 event_on_module() {
-	kst_load_target &&
-		kst_expect OK "$(kst_event "p:kst/mfunc $MOD:$FUNC")" "p:kst/mfunc $MOD:$FUNC" &&
+	kst_load_target || return 1
+	AT=$(kst_param $MOD entry_off)
+	AT_INIT=$(kst_param $MOD init_entry_off)
+	ev="p:kst/mfunc $MOD:$(at_entry $FUNC "$AT")"
+	kst_expect OK "$(kst_event "$ev")" "$ev" &&
 		kst_event_enable kst/mfunc 1 &&
 		kst_listed "$ADDR  k  $FUNC\+$OFF  $MOD $ENTRY_FLAG" &&
 		calls_hit mfunc
 }
 
 second_probe_aggregates() {
-	kst_expect OK "$(kst_reg symbol=$FUNC)" "registering a kprobe on $FUNC" || return 1
+	kst_expect OK "$(kst_reg symbol=$FUNC offset="${AT:-0}")" \
+		"registering a kprobe on $FUNC" || return 1
 	n=$(grep -cE "  $FUNC\+$OFF  $MOD " $LIST)
 	kst_expect 2 "$n" "lines for $FUNC in the list" || return 1
 	h=$(kst_param kprobes_st_reg hits)
@@ -66,13 +83,14 @@ gone_probe_unregisters() {
 	kst_not_listed "$MOD \[GONE\]"
 }
 
-# Whether hex address $1 lies less than 16 bytes past hex address $2,
-# where an entry probe goes (past an ENDBR or a BTI landing pad, if any).
+# Whether hex address $1 lies less than 32 bytes past hex address $2,
+# where an entry probe goes (past an ENDBR or a BTI landing pad, or mips's
+# ftrace call, if any).
 # The shell's arithmetic is signed: compare the top half as text.
 near() {
 	[ "${1%????????}" = "${2%????????}" ] || return 1
 	d=$((0x${1#"${1%????????}"} - 0x${2#"${2%????????}"}))
-	[ $d -ge 0 ] && [ $d -lt 16 ]
+	[ $d -ge 0 ] && [ $d -lt 32 ]
 }
 
 # The list lines of probes on the function the module's init was.
@@ -87,7 +105,7 @@ init_probe_lines() {
 
 init_text_probe() {
 	rmmod $MOD || return 1
-	ev="p:kst/minit $MOD:kst_target_init"
+	ev="p:kst/minit $MOD:$(at_entry kst_target_init "$AT_INIT")"
 	kst_expect OK "$(kst_event "$ev")" "$ev" &&
 		kst_event_enable kst/minit 1 &&
 		kst_load_target || return 1

@@ -4,14 +4,18 @@
  * to the "trigger" parameter calls kst_target_func() with it; "calls"
  * counts the calls.  The module also shows where its init function was
  * (it is freed once loading ends) and where a data object lives, so that
- * the selftest can offer those addresses to register_kprobe().  It also
- * has functions of nops for probes by the thousand.
+ * the selftest can offer those addresses to register_kprobe(), and how
+ * far into a function its entry probe goes.  It also has functions of
+ * nops for probes by the thousand.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/objtool.h>
 #include <linux/init.h>
 #include <linux/stringify.h>
+#ifdef CONFIG_MIPS
+#include <asm/inst.h>
+#endif
 
 static unsigned long calls;
 module_param(calls, ulong, 0444);
@@ -25,6 +29,14 @@ static unsigned long data_addr;
 module_param(data_addr, ulong, 0444);
 MODULE_PARM_DESC(data_addr, "address of a data object of this module");
 
+static unsigned int entry_off;
+module_param(entry_off, uint, 0444);
+MODULE_PARM_DESC(entry_off, "where a probe on a function's entry goes, as an offset");
+
+static unsigned int init_entry_off;
+module_param(init_entry_off, uint, 0444);
+MODULE_PARM_DESC(init_entry_off, "the same for the init function, which may differ");
+
 static int kst_target_data = 42;
 
 /* Out of line and with a body, so probes have something to land on. */
@@ -33,6 +45,25 @@ static noinline int kst_target_func(int arg)
 	calls++;
 	barrier();
 	return arg * 2 + 1;
+}
+
+/*
+ * A function of a module that begins with its ftrace call site offers no
+ * place for a kprobe at offset 0.  On mips a module calls _mcount with a
+ * sequence of several instructions, which ftrace turns into a branch over
+ * them ("b 1f"); a probe on the function's entry goes where that branch
+ * lands, the first instruction a call runs.
+ */
+static unsigned int kst_entry_off(void *fn)
+{
+#ifdef CONFIG_MIPS
+	union mips_instruction insn = *(union mips_instruction *)fn;
+
+	if (insn.i_format.opcode == beq_op && !insn.i_format.rs &&
+	    !insn.i_format.rt)
+		return 4 + insn.i_format.simmediate * 4;
+#endif
+	return 0;
 }
 
 static int kst_target_set_trigger(const char *val, const struct kernel_param *kp)
@@ -154,6 +185,8 @@ static noinline int __init kst_target_init(void)
 		many[i] = (unsigned long)kst_many_nops[i];
 	nr_many = KST_NR_MANY;
 	init_addr = (unsigned long)kst_target_init;
+	entry_off = kst_entry_off(kst_target_func);
+	init_entry_off = kst_entry_off(kst_target_init);
 	data_addr = (unsigned long)&kst_target_data;
 	return kst_target_func(0) == 1 ? 0 : -EINVAL;
 }
