@@ -229,10 +229,11 @@ klog_count_since() {	# mark string
 }
 
 # The probe list less what the arch keeps there for itself from boot:
-# powerpc's rethook probes its own return trampoline (its
-# arch_init_kprobes()), a line that stays as long as the kernel runs.
+# powerpc's rethook and mips's kretprobes probe their own return
+# trampoline (arch_init_kprobes()), a line that stays as long as the
+# kernel runs.
 probe_list() {
-	grep -v ' arch_rethook_trampoline+0x0 ' /sys/kernel/debug/kprobes/list
+	grep -vE ' (arch_rethook|__kretprobe)_trampoline\+0x0 ' /sys/kernel/debug/kprobes/list
 }
 
 # How many kernel log lines containing PATTERN appear while COUNT
