@@ -19,9 +19,9 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#ifdef CONFIG_MIPS
-#include <asm/inst.h>
-#endif
+
+/* The selftest's, copied beside this file by the build (build_external). */
+#include "kprobes_st_entry.h"
 
 /*
  * Never inlined or cloned, so the symbols are what the suite names.  The
@@ -104,30 +104,16 @@ module_param_cb(may_fail, &may_fail_ops, NULL, 0200);
 MODULE_PARM_DESC(may_fail, "write anything: call kptarget_may_fail(), fail as it does");
 
 /*
- * How far into kptarget_func() its entry probe goes: 0, but on mips a
- * module's function begins with a long call to _mcount, which ftrace
- * turns into a branch over it ("b 1f"), and no probe may sit on that
- * site; the entry probe goes where the branch lands.
+ * How far into kptarget_func() its entry probe goes: 0, but past the long
+ * ftrace call that begins a mips module's function (kst_entry_off()).
  */
 static unsigned int kptarget_entry_off;
 module_param_named(entry_off, kptarget_entry_off, uint, 0444);
 MODULE_PARM_DESC(entry_off, "where a probe on a function's entry goes, as an offset");
 
-static unsigned int entry_off_of(void *fn)
-{
-#ifdef CONFIG_MIPS
-	union mips_instruction insn = *(union mips_instruction *)fn;
-
-	if (insn.i_format.opcode == beq_op && !insn.i_format.rs &&
-	    !insn.i_format.rt)
-		return 4 + insn.i_format.simmediate * 4;
-#endif
-	return 0;
-}
-
 static int __init kptarget_init(void)
 {
-	kptarget_entry_off = entry_off_of(kptarget_func);
+	kptarget_entry_off = kst_entry_off(kptarget_func);
 	kptarget_sink = kptarget_init_fn(kptarget_sink);
 	return 0;
 }

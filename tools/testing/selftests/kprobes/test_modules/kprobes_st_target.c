@@ -13,9 +13,8 @@
 #include <linux/objtool.h>
 #include <linux/init.h>
 #include <linux/stringify.h>
-#ifdef CONFIG_MIPS
-#include <asm/inst.h>
-#endif
+
+#include "kprobes_st_entry.h"
 
 static unsigned long calls;
 module_param(calls, ulong, 0444);
@@ -45,25 +44,6 @@ static noinline int kst_target_func(int arg)
 	calls++;
 	barrier();
 	return arg * 2 + 1;
-}
-
-/*
- * A function of a module that begins with its ftrace call site offers no
- * place for a kprobe at offset 0.  On mips a module calls _mcount with a
- * sequence of several instructions, which ftrace turns into a branch over
- * them ("b 1f"); a probe on the function's entry goes where that branch
- * lands, the first instruction a call runs.
- */
-static unsigned int kst_entry_off(void *fn)
-{
-#ifdef CONFIG_MIPS
-	union mips_instruction insn = *(union mips_instruction *)fn;
-
-	if (insn.i_format.opcode == beq_op && !insn.i_format.rs &&
-	    !insn.i_format.rt)
-		return 4 + insn.i_format.simmediate * 4;
-#endif
-	return 0;
 }
 
 static int kst_target_set_trigger(const char *val, const struct kernel_param *kp)
