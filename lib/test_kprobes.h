@@ -259,6 +259,8 @@ void kpt_capture_stack(struct stack_capture *c);
 
 /* Layout facts about this module's own code */
 extern int kpt_mark_offset;
+bool kpt_symbol_of(unsigned long addr, char *name, unsigned long *off,
+		   unsigned long *size);
 unsigned long kpt_symbol_size(const void *fn);
 void kpt_mark_bytes(u8 *insn);
 int kpt_find_mark_in(const void *fn);

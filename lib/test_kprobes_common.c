@@ -149,16 +149,38 @@ __used noinline __noipa unsigned long kprobes_test_stack_driver(void)
 /* Layout facts about this module's own code, found once per suite. */
 int kpt_mark_offset = -ENOENT;	/* of the MARK_AFTER move in marked() */
 
-/* A function's size as kallsyms reports it: "name+0x0/0xSIZE [module]". */
+/**
+ * kpt_symbol_of() - what kallsyms says of an address
+ * @addr: the address
+ * @name: KSYM_SYMBOL_LEN bytes, for the name of the symbol holding @addr
+ * @off: @addr's offset in it
+ * @size: the symbol's size
+ *
+ * Modules may call sprint_symbol() only, which writes all of it as
+ * "name+0xOFF/0xSIZE [module]"; this reads it back.
+ *
+ * Return: false if kallsyms does not know @addr.
+ */
+bool kpt_symbol_of(unsigned long addr, char *name, unsigned long *off,
+		   unsigned long *size)
+{
+	char *plus;
+
+	sprint_symbol(name, addr);
+	plus = strrchr(name, '+');
+	if (!plus || sscanf(plus + 1, "0x%lx/0x%lx", off, size) != 2)
+		return false;
+	*plus = '\0';
+	return true;
+}
+
+/* A function's size as kallsyms reports it, or 0. */
 unsigned long kpt_symbol_size(const void *fn)
 {
-	char buf[KSYM_SYMBOL_LEN];
-	unsigned long size;
-	const char *slash;
+	char name[KSYM_SYMBOL_LEN];
+	unsigned long off, size;
 
-	sprint_symbol(buf, (unsigned long)fn);
-	slash = strchr(buf, '/');
-	if (!slash || sscanf(slash + 1, "%lx", &size) != 1)
+	if (!kpt_symbol_of((unsigned long)fn, name, &off, &size))
 		return 0;
 	return size;
 }
@@ -314,13 +336,10 @@ struct test_probe *kpt_new_probe(struct kunit *test, char id,
 void *kpt_entry(void *addr)
 {
 #if defined(CONFIG_PPC64_ELF_ABI_V2)
-	unsigned long fn = (unsigned long)addr, site = 0;
-	char buf[KSYM_SYMBOL_LEN];
+	unsigned long fn = (unsigned long)addr, site = 0, off, size;
+	char name[KSYM_SYMBOL_LEN];
 
-	if (!addr)
-		return addr;
-	sprint_symbol(buf, fn);
-	if (!strstr(buf, "+0x0/"))
+	if (!addr || !kpt_symbol_of(fn, name, &off, &size) || off)
 		return addr;
 #ifdef CONFIG_KPROBES_ON_FTRACE
 	site = kprobe_ftrace_site_of_func(fn);

@@ -118,12 +118,14 @@ static unsigned long entry_probe_point(unsigned long fn)
  */
 static unsigned long preamble_size(unsigned long addr)
 {
-	char buf[KSYM_SYMBOL_LEN];
+	char name[KSYM_SYMBOL_LEN];
+	unsigned long off, size;
 
-	sprint_symbol(buf, addr);
-	if (!str_has_prefix(buf, "__pfx_") && !str_has_prefix(buf, "__cfi_"))
+	if (!kpt_symbol_of(addr, name, &off, &size))
 		return 0;
-	return kpt_symbol_size((void *)addr);
+	if (!str_has_prefix(name, "__pfx_") && !str_has_prefix(name, "__cfi_"))
+		return 0;
+	return size;
 }
 
 static void register_by_symbol(struct kunit *test)
