@@ -47,12 +47,6 @@
 /* Batch requests that arrive together, as a batch registration does. */
 #define KPROBE_OPT_DELAY	msecs_to_jiffies(20)
 
-/*
- * How far before an address a region containing it can start: no
- * architecture replaces more than this many bytes.
- */
-#define KPROBE_OPT_REACH	32
-
 static LIST_HEAD(kprobe_opt_queue);
 static LIST_HEAD(kprobe_opt_waiting);
 static bool kprobe_opt_enabled = true;
@@ -250,8 +244,12 @@ void kprobe_opt_neighbours(kprobe_opcode_t *addr)
 	int back;
 
 	lockdep_assert_held(&kprobe_mutex);
-	for (back = 1; back < KPROBE_OPT_REACH; back++) {
-		entry = get_kprobe((u8 *)addr - back);
+	/*
+	 * A region is MAX_OPTIMIZED_LENGTH bytes at most, and starts on an
+	 * instruction: it can start that far back, less one byte.
+	 */
+	for (back = 1; back * sizeof(*addr) < MAX_OPTIMIZED_LENGTH; back++) {
+		entry = get_kprobe(addr - back);
 		if (entry)
 			kprobe_opt_update(entry);
 	}
