@@ -262,6 +262,9 @@ extern int kpt_mark_offset;
 bool kpt_symbol_of(unsigned long addr, char *name, unsigned long *off,
 		   unsigned long *size);
 unsigned long kpt_symbol_size(const void *fn);
+#ifdef CONFIG_OPTPROBES
+bool kpt_optimized(struct kprobe *kp);
+#endif
 void kpt_mark_bytes(u8 *insn);
 int kpt_find_mark_in(const void *fn);
 void kpt_require_mark(struct kunit *test);

@@ -359,8 +359,7 @@ static bool lifetime_round(struct kunit *test, enum lifetime_kind kind)
 	}
 #ifdef CONFIG_OPTPROBES
 	if (kind == LIFETIME_JUMP) {
-		wait_for_kprobe_optimizer();
-		if (kprobe_opt_state_of(&lp->rp.kp) != KPROBE_OPT_ACTIVE) {
+		if (!kpt_optimized(&lp->rp.kp)) {
 			unregister_kprobe(&lp->rp.kp);
 			kfree(lp);
 			KUNIT_FAIL(test, "the probe was not optimized");
@@ -396,8 +395,7 @@ static bool lifetime_jump_possible(struct kunit *test)
 	tp = kpt_probe_at(test, 'J', NULL, lifetime_addr(LIFETIME_JUMP));
 	tp->kp.post_handler = NULL;
 	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
-	wait_for_kprobe_optimizer();
-	optimized = kprobe_opt_state_of(&tp->kp) == KPROBE_OPT_ACTIVE;
+	optimized = kpt_optimized(&tp->kp);
 	kpt_unreg_kprobe(test, &tp->kp);
 	return optimized;
 }

@@ -29,11 +29,11 @@
 #include <linux/unaligned.h>
 #include <linux/vmalloc.h>
 
+#include "../kernel/kprobes_internal.h"
 #include "test_kprobes.h"
 
 #ifdef CONFIG_PPC64_ELF_ABI_V2
 #include <asm/code-patching.h>
-#include "../kernel/kprobes_internal.h"
 #endif
 
 /*
@@ -184,6 +184,15 @@ unsigned long kpt_symbol_size(const void *fn)
 		return 0;
 	return size;
 }
+
+#ifdef CONFIG_OPTPROBES
+/* Whether @kp is optimized once the optimizer has done what it queued. */
+bool kpt_optimized(struct kprobe *kp)
+{
+	wait_for_kprobe_optimizer();
+	return kprobe_opt_state_of(kp) == KPROBE_OPT_ACTIVE;
+}
+#endif
 
 #if HAVE_MARK
 /*

@@ -661,8 +661,7 @@ static void optimized_insn_runs_once(struct kunit *test)
 	tp = kpt_probe_at(test, 'A', NULL, at);
 	tp->kp.post_handler = NULL;
 	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
-	wait_for_kprobe_optimizer();
-	if (kprobe_opt_state_of(&tp->kp) != KPROBE_OPT_ACTIVE)
+	if (!kpt_optimized(&tp->kp))
 		kunit_skip(test, "the marked function's entry is not optimizable here");
 	for (i = 0; i < 4; i++)
 		KUNIT_EXPECT_EQ(test, kprobes_test_marked(i), MARK_AFTER + i);
