@@ -44,8 +44,9 @@
  *
  * A probe whose text goes away (module unload, freed init text) leaves the
  * table at once and waits on kprobe_gone_list, marked GONE, until its
- * owner unregisters it.  So the table never holds stale addresses and a
- * module loaded at the same place starts from a clean slate.
+ * owner unregisters it (kprobes_text_gone.c).  So the table never holds
+ * stale addresses and a module loaded at the same place starts from a
+ * clean slate.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
@@ -57,7 +58,6 @@
 #include <linux/notifier.h>
 #include <linux/slab.h>
 #include <asm/cacheflush.h>	/* parisc's flush_insn_slot() needs it */
-#include <asm/sections.h>
 #include <kunit/visibility.h>
 
 #include "kprobes_internal.h"
@@ -66,19 +66,6 @@
 DEFINE_MUTEX(kprobe_mutex);
 
 static struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
-static HLIST_HEAD(kprobe_gone_list);
-
-/*
- * Table entries unhooked and waiting for the hits in progress, chained
- * without allocating (a batch may hold thousands).  Their hlist nodes stay
- * as they are until then, since a lookup may stand on one; a lone probe
- * is chained through its own @list instead, which only an aggregate's
- * readers walk, and an aggregate through its @unhooked.
- */
-struct kprobe_unhooked {
-	struct list_head lone;
-	struct list_head aggrs;
-};
 
 bool kprobes_all_disarmed;
 bool kprobes_initialized;
@@ -185,7 +172,7 @@ bool kprobe_is_registered(struct kprobe *p)
 	return kprobe_owner(p);
 }
 
-static bool kprobe_should_be_armed(struct kprobe *entry)
+bool kprobe_should_be_armed(struct kprobe *entry)
 {
 	return !kprobes_all_disarmed && !kprobe_disabled(entry);
 }
@@ -204,7 +191,7 @@ static int kprobe_arm(struct kprobe *entry)
 }
 
 /* A jump in place comes out first, then the breakpoint. */
-static int kprobe_disarm(struct kprobe *entry)
+int kprobe_disarm(struct kprobe *entry)
 {
 	lockdep_assert_held(&kprobe_mutex);
 	if (kprobe_ftrace(entry))
@@ -448,13 +435,13 @@ static bool kprobe_aggr_all_disabled(struct kprobe *agg)
 	return true;
 }
 
-static void kprobe_unhooked_init(struct kprobe_unhooked *r)
+void kprobe_unhooked_init(struct kprobe_unhooked *r)
 {
 	INIT_LIST_HEAD(&r->lone);
 	INIT_LIST_HEAD(&r->aggrs);
 }
 
-static void kprobe_unhooked_add(struct kprobe_unhooked *r, struct kprobe *entry)
+void kprobe_unhooked_add(struct kprobe_unhooked *r, struct kprobe *entry)
 {
 	if (kprobe_is_aggr(entry))
 		list_add_tail(&container_of(entry, struct kprobe_aggr, kp)->unhooked,
@@ -464,7 +451,7 @@ static void kprobe_unhooked_add(struct kprobe_unhooked *r, struct kprobe *entry)
 }
 
 /* Take an entry off @r, or NULL when none is left. */
-static struct kprobe *kprobe_unhooked_pop(struct kprobe_unhooked *r)
+struct kprobe *kprobe_unhooked_pop(struct kprobe_unhooked *r)
 {
 	struct kprobe_aggr *aggr;
 	struct kprobe *p;
@@ -846,138 +833,6 @@ int kprobe_disarm_all(void)
 {
 	return kprobe_set_all_armed(false);
 }
-
-/*
- * The text under these probes is about to be freed.  Take them out of the
- * table, wait until no CPU can be in their handlers or slots, release
- * their architecture state, and keep them on the gone list for their
- * owners to unregister.
- *
- * With @may_run, code in that text can still be called until it is freed
- * (a module's init text, from async work its init started), so the
- * original instructions are put back first: a breakpoint that no table
- * entry claims would kill the kernel.  Otherwise only ftrace, which keeps
- * its own records, needs telling.
- */
-static void kprobe_mark_text_gone(bool (*doomed)(unsigned long addr, void *arg),
-				  void *arg, bool may_run)
-{
-	struct kprobe_unhooked unhooked;
-	struct kprobe *entry, *kp;
-	unsigned int i;
-
-	lockdep_assert_held(&kprobe_mutex);
-	/* What was learned about functions may be about this text. */
-	kprobe_site_forget_text();
-	arch_kprobe_forget_text();
-	kprobe_unhooked_init(&unhooked);
-	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
-		/* hlist_del_rcu() keeps the node's next: the walk goes on. */
-		hlist_for_each_entry(entry, &kprobe_table[i], hlist) {
-			if (!doomed((unsigned long)entry->addr, arg))
-				continue;
-			if (kprobe_should_be_armed(entry) &&
-			    (may_run || kprobe_ftrace(entry)))
-				kprobe_disarm(entry);
-			/* Out of the optimizer's hands before the text goes. */
-			kprobe_opt_off(entry);
-			hlist_del_rcu(&entry->hlist);
-			kprobe_unhooked_add(&unhooked, entry);
-		}
-	}
-	if (list_empty(&unhooked.lone) && list_empty(&unhooked.aggrs))
-		return;
-	synchronize_rcu();
-
-	while ((entry = kprobe_unhooked_pop(&unhooked))) {
-		kprobe_opt_release(entry);
-		arch_remove_kprobe(entry);
-		entry->flags |= KPROBE_FLAG_GONE;
-		if (kprobe_is_aggr(entry)) {
-			list_for_each_entry(kp, &entry->list, list)
-				kp->flags |= KPROBE_FLAG_GONE;
-		}
-		hlist_add_head(&entry->hlist, &kprobe_gone_list);
-	}
-}
-
-static bool kprobe_in_range(unsigned long addr, void *arg)
-{
-	unsigned long *range = arg;
-
-	return addr >= range[0] && addr < range[1];
-}
-
-/**
- * kprobe_free_init_mem() - drop the probes on the kernel's init text
- *
- * Called just before that text is freed.
- */
-void kprobe_free_init_mem(void)
-{
-	unsigned long range[2] = {
-		(unsigned long)__init_begin, (unsigned long)__init_end
-	};
-
-	/* Nothing runs there any more: async init work has been waited for. */
-	guard(mutex)(&kprobe_mutex);
-	kprobe_mark_text_gone(kprobe_in_range, range, false);
-}
-
-#ifdef CONFIG_MODULES
-static bool kprobe_in_module(unsigned long addr, void *arg)
-{
-	return within_module(addr, arg);
-}
-
-static bool kprobe_in_module_init(unsigned long addr, void *arg)
-{
-	return within_module_init(addr, arg);
-}
-
-static int kprobe_module_event(struct notifier_block *nb, unsigned long val,
-			       void *data)
-{
-	struct module *mod = data;
-
-	if (val != MODULE_STATE_COMING && val != MODULE_STATE_LIVE &&
-	    val != MODULE_STATE_GOING)
-		return NOTIFY_DONE;
-
-	guard(mutex)(&kprobe_mutex);
-	switch (val) {
-	case MODULE_STATE_COMING:
-		kprobe_blacklist_add_module(mod);
-		break;
-	case MODULE_STATE_LIVE:
-		/* The module's init text is freed next. */
-		kprobe_mark_text_gone(kprobe_in_module_init, mod, true);
-		break;
-	case MODULE_STATE_GOING:
-		/* Unloaded or failed to load: nothing may call into it now. */
-		kprobe_mark_text_gone(kprobe_in_module, mod, false);
-		kprobe_blacklist_remove_module(mod);
-		break;
-	}
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block kprobe_module_nb = {
-	.notifier_call = kprobe_module_event,
-	.priority = 0,
-};
-
-static int __init kprobe_watch_modules(void)
-{
-	return register_module_notifier(&kprobe_module_nb);
-}
-#else
-/* Without modules, the only text that goes away is the kernel's init text. */
-static inline int kprobe_watch_modules(void)
-{
-	return 0;
-}
-#endif
 
 /**
  * kprobe_exceptions_notify() - die notifier for architectures that need it

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Shared between kernel/kprobes.c and its companions (where probes may
- * go, kretprobes, ftrace-based probes, jump optimization, blacklist,
- * instruction slots, debugfs, hits).
+ * go, batches, hits, text going away, kretprobes, ftrace-based probes,
+ * jump optimization, blacklist, instruction slots, debugfs).
  * The lock order is written down at the top of kernel/kprobes.c.
  */
 #ifndef _KERNEL_KPROBES_INTERNAL_H
@@ -108,7 +108,7 @@ DEFINE_LOCK_GUARD_0(kprobe_text, kprobe_text_lock(), kprobe_text_unlock())
  * An aggregate: the table entry when several probes share an address, or
  * when one probe may be optimized.  Being the core's own allocation, it
  * has room for a link the breakpoint path never reads (@unhooked, see
- * struct kprobe_unhooked in kprobes.c), and, with jump optimization, for
+ * struct kprobe_unhooked below), and, with jump optimization, for
  * the optimizer's state: @op.kp is @kp.
  */
 struct kprobe_aggr {
@@ -136,11 +136,41 @@ struct hlist_head *kprobe_list_bucket(unsigned int idx);
 int kprobe_arm_all(void);
 int kprobe_disarm_all(void);
 bool kprobe_is_registered(struct kprobe *p);
+bool kprobe_should_be_armed(struct kprobe *entry);
+int kprobe_disarm(struct kprobe *entry);
 int __register_kprobe(struct kprobe *p);
 void kprobe_make_optimizable(struct kprobe *entry);
 struct kprobe *__unregister_kprobe_top(struct kprobe *p);
 void __unregister_kprobe_bottom(struct kprobe *entry);
 void kprobe_leave_table(struct kprobe *entry);
+
+/*
+ * Table entries unhooked and waiting for the hits in progress, chained
+ * without allocating (a batch may hold thousands).  Their hlist nodes stay
+ * as they are until then, since a lookup may stand on one; a lone probe
+ * is chained through its own @list instead, which only an aggregate's
+ * readers walk, and an aggregate through its @unhooked.
+ */
+struct kprobe_unhooked {
+	struct list_head lone;
+	struct list_head aggrs;
+};
+
+void kprobe_unhooked_init(struct kprobe_unhooked *r);
+void kprobe_unhooked_add(struct kprobe_unhooked *r, struct kprobe *entry);
+struct kprobe *kprobe_unhooked_pop(struct kprobe_unhooked *r);
+
+/* kprobes_text_gone.c */
+extern struct hlist_head kprobe_gone_list;
+#ifdef CONFIG_MODULES
+int kprobe_watch_modules(void);
+#else
+/* Without modules, the only text that goes away is the kernel's init text. */
+static inline int kprobe_watch_modules(void)
+{
+	return 0;
+}
+#endif
 
 /*
  * The architecture's side of a batch.  An architecture that has its own
