@@ -11,6 +11,25 @@ export KBUILD_BUILD_TIMESTAMP='Sat Jan  1 00:00:00 UTC 2000'
 export KBUILD_BUILD_USER=kp
 export KBUILD_BUILD_HOST=kp
 
+# ccache_counts: "HITS MISSES", the cache's counters so far.
+ccache_counts() {
+	ccache --print-stats 2>/dev/null | awk -F'\t' '
+		$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { hits += $2 }
+		$1 == "cache_miss" { misses = $2 }
+		END { print hits + 0, misses + 0 }'
+}
+
+# ccache_report BEFORE: how many compiles since ccache_counts said BEFORE
+# came from the cache.  A run that builds from a cold cache takes several
+# times as long (about 12 minutes per kernel on 2 cores, against 1 or 2):
+# this line tells the two apart.
+ccache_report() {
+	local h0 m0 h1 m1
+	read -r h0 m0 <<<"$1"
+	read -r h1 m1 < <(ccache_counts)
+	stage "ccache: $((h1 - h0)) compiles from the cache, $((m1 - m0)) not in it ($CCACHE_DIR)"
+}
+
 # build_vars VARIANT ARCH DEBUG: set KP_BUILD_SRC and KP_BUILD_OUT.
 build_vars() {
 	arch_vars "$2"

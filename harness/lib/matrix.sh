@@ -305,7 +305,8 @@ matrix_arch() {
 # With KP_BUILD_LOCK set, each arch is built holding that lock (flock), so
 # that a machine shared with other builds takes them one at a time.
 run_matrix() {
-	local a t0 secs pass=0 fail=0 results=$KP_TMP/matrix-results
+	local a t0 secs pass=0 fail=0 results=$KP_TMP/matrix-results cache
+	cache=$(ccache_counts)
 	: >"$results"
 	for a in $KP_ARCHES; do
 		rm -f "$KP_TMP/matrix-why" "$KP_TMP/matrix-notes" "$KP_TMP/matrix-t0" \
@@ -337,6 +338,7 @@ run_matrix() {
 			fail=$((fail + 1))
 		fi
 	done
+	ccache_report "$cache"
 	echo
 	echo "matrix ($KP_VARIANT):"
 	cat "$results"

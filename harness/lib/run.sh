@@ -120,7 +120,8 @@ test_flavours() {
 # per arch (and per config) running every guest suite; the tools suite,
 # when --only names it, in a boot of its own.
 run_tests() {
-	local a c flavour results=() json only=$KP_ONLY want_tools= main=1
+	local a c flavour results=() json only=$KP_ONLY want_tools= main=1 cache
+	cache=$(ccache_counts)
 	# The main boot runs the suites other than tools: all of them, or
 	# those --only names.  The tools boot runs after it, unless --only
 	# leaves tools out.
@@ -150,6 +151,7 @@ run_tests() {
 			KP_DISTRO=${flavour#small} test_arch "$a" || true
 		done
 	done
+	ccache_report "$cache"
 	python3 "$KP_HARNESS/lib/ktap.py" total "${results[@]}"
 }
 
