@@ -31,6 +31,7 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <kunit/visibility.h>
+#include <linux/cpumask.h>
 #include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/llist.h>
@@ -85,11 +86,27 @@ NOKPROBE_SYMBOL(kretprobe_grow_wanted);
  * on every hit while the worker cannot run (all CPUs in stop_machine(),
  * say), and a probed function on the interrupt return path then makes
  * that CPU take its kicks for ever.
+ *
+ * Where irq_work has no interrupt of its own (mips), a kick queued on
+ * this CPU waits for its next tick, and calls that sleep in the probed
+ * function may use up the pool meanwhile; one queued on another CPU runs
+ * at the IPI that queueing sends.  Not from an NMI: that IPI may not be
+ * sent from one.
  */
 static void kretprobe_grow_ask(struct kretprobe_growth *g)
 {
-	if (!atomic_xchg(&g->asked, 1))
-		irq_work_queue(&g->kick);
+	unsigned int cpu;
+
+	if (atomic_xchg(&g->asked, 1))
+		return;
+	if (!arch_irq_work_has_interrupt() && !in_nmi()) {
+		cpu = cpumask_any_but(cpu_online_mask, smp_processor_id());
+		if (cpu < nr_cpu_ids) {
+			irq_work_queue_on(&g->kick, cpu);
+			return;
+		}
+	}
+	irq_work_queue(&g->kick);
 }
 NOKPROBE_SYMBOL(kretprobe_grow_ask);
 

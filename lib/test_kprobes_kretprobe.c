@@ -1047,9 +1047,60 @@ static void kretprobe_default_grows_for_sleepers(struct kunit *test)
  * A pool that cannot grow yet asks for its worker once, not on every hit.
  * A kick per hit is an interrupt per hit: with a probe on the interrupt
  * return path, and the worker unable to run (every CPU in stop_machine()),
- * that CPU would take kicks for ever.  Here the worker waits for this CPU,
- * which the test keeps with preemption off while it nests past the pool.
+ * that CPU would take kicks for ever.  Here the worker waits for the CPU
+ * its kick ran on: this one, or on mips, which has no interrupt for
+ * irq_work, another.  So while this CPU nests past the pool, every CPU
+ * keeps preemption off with interrupts on (grow_recurse_held()): kicks
+ * run at once, and the worker cannot.
  */
+#ifndef CONFIG_KRETPROBE_ON_RETHOOK
+static int grow_hold_cpu(void *held)
+{
+	preempt_disable();
+	complete(held);
+	while (!kthread_should_stop())
+		cpu_relax();
+	preempt_enable();
+	return 0;
+}
+
+static void grow_recurse_held(struct kunit *test, int depth)
+{
+	struct task_struct **holders;
+	DECLARE_COMPLETION_ONSTACK(held);
+	int cpu, nr = 0;
+
+	holders = kunit_kcalloc(test, nr_cpu_ids, sizeof(*holders), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, holders);
+	cpus_read_lock();
+	/* This CPU nests; the holders keep every other one. */
+	migrate_disable();
+	for_each_online_cpu(cpu) {
+		if (cpu == smp_processor_id())
+			continue;
+		holders[cpu] = kthread_create(grow_hold_cpu, &held, "kpt_hold/%d", cpu);
+		if (IS_ERR(holders[cpu])) {
+			holders[cpu] = NULL;
+			continue;
+		}
+		kthread_bind(holders[cpu], cpu);
+		wake_up_process(holders[cpu]);
+		nr++;
+	}
+	while (nr--)
+		wait_for_completion(&held);
+	preempt_disable();
+	kprobes_test_recurse(depth);
+	preempt_enable();
+	for_each_online_cpu(cpu) {
+		if (holders[cpu])
+			kthread_stop(holders[cpu]);
+	}
+	migrate_enable();
+	cpus_read_unlock();
+}
+#endif
+
 static void kretprobe_grow_asks_once(struct kunit *test)
 {
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
@@ -1061,9 +1112,7 @@ static void kretprobe_grow_asks_once(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
 	depth = 3 * tr->rp.maxactive;
 
-	preempt_disable();
-	kprobes_test_recurse(depth);
-	preempt_enable();
+	grow_recurse_held(test, depth);
 	/* A growing pool holds a spare per CPU on top of maxactive. */
 	KUNIT_EXPECT_EQ(test, tr->rp.nmissed,
 			depth + 1 - tr->rp.maxactive - (int)num_possible_cpus());
@@ -1072,9 +1121,7 @@ static void kretprobe_grow_asks_once(struct kunit *test)
 	/* Once the worker has run, a pool that runs short asks again. */
 	for (round = 0, kicks = 1; round < 100 && kicks == 1; round++) {
 		msleep(20);
-		preempt_disable();
-		kprobes_test_recurse(depth);
-		preempt_enable();
+		grow_recurse_held(test, depth);
 		kicks = kretprobe_grow_kicks(&tr->rp);
 	}
 	KUNIT_EXPECT_EQ(test, kicks, 2);
