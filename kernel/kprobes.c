@@ -42,11 +42,8 @@
  * an entry, waits until no hit can still hold it (kprobes_hits.c), and
  * only then frees its state.
  *
- * A probe whose text goes away (module unload, freed init text) leaves the
- * table at once and waits on kprobe_gone_list, marked GONE, until its
- * owner unregisters it (kprobes_text_gone.c).  So the table never holds
- * stale addresses and a module loaded at the same place starts from a
- * clean slate.
+ * Probes whose text goes away wait outside the table, on the gone list,
+ * for their owners to unregister them (kprobes_text_gone.c).
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
