@@ -290,6 +290,9 @@ void kpt_expect_batch_refused(struct kunit *test, struct kprobe **kps, int num,
 			      int want);
 void kpt_clear_for_reuse(struct kprobe *kp);
 void kpt_vfree_action(void *addr);
+struct task_struct *kpt_kthread_on(struct kunit *test, int cpu,
+				   int (*fn)(void *), void *data,
+				   const char *name);
 
 /* Counting this task's calls of a function, and its large allocations */
 extern struct task_struct *kpt_sync_counted_task;

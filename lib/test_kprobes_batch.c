@@ -432,16 +432,10 @@ static void unregister_lifetime(struct kunit *test)
 		if (cpu == here)
 			continue;
 		callers[cpu].kind = lc->kind;
-		callers[cpu].task = kthread_create(lifetime_caller_fn,
-						   &callers[cpu], "kp-lifetime/%d",
-						   cpu);
-		if (IS_ERR(callers[cpu].task)) {
-			callers[cpu].task = NULL;
-			continue;
-		}
-		kthread_bind(callers[cpu].task, cpu);
-		wake_up_process(callers[cpu].task);
-		started++;
+		callers[cpu].task = kpt_kthread_on(test, cpu, lifetime_caller_fn,
+						   &callers[cpu], "kp-lifetime");
+		if (callers[cpu].task)
+			started++;
 	}
 	cpus_read_unlock();
 

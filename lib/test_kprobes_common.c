@@ -481,6 +481,29 @@ int kpt_suite_init(struct kunit_suite *suite)
 	return 0;
 }
 
+/*
+ * A kthread named @name/@cpu running @fn(@data), bound to @cpu and woken;
+ * NULL, said in the test's log, when it cannot be made.  Cases that keep
+ * every other CPU busy go on without that one, and their own checks fail
+ * if it mattered; the log says why.
+ */
+struct task_struct *kpt_kthread_on(struct kunit *test, int cpu,
+				   int (*fn)(void *), void *data,
+				   const char *name)
+{
+	struct task_struct *task;
+
+	task = kthread_create(fn, data, "%s/%d", name, cpu);
+	if (IS_ERR(task)) {
+		kunit_err(test, "no %s thread on CPU %d (%pe)\n", name, cpu,
+			  task);
+		return NULL;
+	}
+	kthread_bind(task, cpu);
+	wake_up_process(task);
+	return task;
+}
+
 /* For memory a case frees with KUnit's cleanup, from any of the files */
 void kpt_vfree_action(void *addr)
 {

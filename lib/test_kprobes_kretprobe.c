@@ -1078,14 +1078,10 @@ static void grow_recurse_held(struct kunit *test, int depth)
 	for_each_online_cpu(cpu) {
 		if (cpu == smp_processor_id())
 			continue;
-		holders[cpu] = kthread_create(grow_hold_cpu, &held, "kpt_hold/%d", cpu);
-		if (IS_ERR(holders[cpu])) {
-			holders[cpu] = NULL;
-			continue;
-		}
-		kthread_bind(holders[cpu], cpu);
-		wake_up_process(holders[cpu]);
-		nr++;
+		holders[cpu] = kpt_kthread_on(test, cpu, grow_hold_cpu, &held,
+					      "kpt_hold");
+		if (holders[cpu])
+			nr++;
 	}
 	while (nr--)
 		wait_for_completion(&held);
