@@ -432,13 +432,21 @@ static void kpx_hit(struct kprobe *p, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(kpx_hit);
 
-/*
- * No probe of ours at @addr. If its int3 is already gone, another CPU
- * disarmed the probe after we trapped: run what is there now. Otherwise
- * the int3 is not ours.
- */
-static int kpx_stray_int3(kprobe_opcode_t *addr, struct pt_regs *regs)
+/* Where the int3 that trapped with @regs is: regs->ip is just past it. */
+static nokprobe_inline kprobe_opcode_t *kpx_int3_addr(struct pt_regs *regs)
 {
+	return (kprobe_opcode_t *)(regs->ip - INT3_INSN_SIZE);
+}
+
+/*
+ * No probe of ours where @regs trapped. If the int3 is already gone,
+ * another CPU disarmed the probe after we trapped: run what is there now.
+ * Otherwise the int3 is not ours.
+ */
+static int kpx_stray_int3(struct pt_regs *regs)
+{
+	kprobe_opcode_t *addr = kpx_int3_addr(regs);
+
 	if (READ_ONCE(*addr) == INT3_INSN_OPCODE)
 		return 0;
 
@@ -448,35 +456,60 @@ static int kpx_stray_int3(kprobe_opcode_t *addr, struct pt_regs *regs)
 NOKPROBE_SYMBOL(kpx_stray_int3);
 
 /*
+ * The probe whose int3 trapped at @addr, or NULL.  An int3 on the ftrace
+ * site that a probe rides is ftrace's own, or one it has already taken out
+ * again: never the probe's.
+ */
+static nokprobe_inline struct kprobe *kpx_int3_owner(kprobe_opcode_t *addr)
+{
+	struct kprobe *p = get_kprobe(addr);
+
+	return p && kpx_has_int3(p) ? p : NULL;
+}
+
+/*
+ * An int3 while @cur is running on this CPU: the end of its slot's copy
+ * (a slot's int3 is only reached with its probe running), or another
+ * probe hit from inside the handling of @cur.
+ */
+static int kpx_int3_nested(struct kprobe *cur, struct pt_regs *regs)
+{
+	kprobe_opcode_t *addr = kpx_int3_addr(regs);
+	struct kprobe *p;
+
+	if (kpx_slot_returned(cur, addr, regs))
+		return 1;
+
+	p = kpx_int3_owner(addr);
+	if (!p)
+		return kpx_stray_int3(regs);
+	return kpx_reenter(p, regs);
+}
+NOKPROBE_SYMBOL(kpx_int3_nested);
+
+/*
  * Called by do_int3() with IRQs off, in NMI-like context. regs->ip is just
  * past the int3. Returns 1 if the trap was ours.
+ *
+ * A hit with no probe running is the path every breakpoint probe takes,
+ * so it is kept apart from the nested cases, which need more registers.
  */
 int kprobe_int3_handler(struct pt_regs *regs)
 {
-	struct kprobe *p, *cur;
-	kprobe_opcode_t *addr;
+	struct kprobe *cur, *p;
 
 	if (user_mode(regs))
 		return 0;
 	/* kernel/kprobes_hits.c counts on it. */
 	lockdep_assert_irqs_disabled();
 
-	/* A slot's int3 is only reached with its probe running. */
-	addr = (kprobe_opcode_t *)(regs->ip - INT3_INSN_SIZE);
 	cur = kprobe_running();
-	if (cur && kpx_slot_returned(cur, addr, regs))
-		return 1;
+	if (unlikely(cur))
+		return kpx_int3_nested(cur, regs);
 
-	/*
-	 * An int3 on the ftrace site that a probe rides is ftrace's own, or
-	 * one it has already taken out again: never the probe's.
-	 */
-	p = get_kprobe(addr);
-	if (!p || !kpx_has_int3(p))
-		return kpx_stray_int3(addr, regs);
-
-	if (cur)
-		return kpx_reenter(p, regs);
+	p = kpx_int3_owner(kpx_int3_addr(regs));
+	if (unlikely(!p))
+		return kpx_stray_int3(regs);
 
 	kpx_hit(p, regs);
 	return 1;
