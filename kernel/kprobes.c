@@ -274,6 +274,11 @@ static struct kprobe *kprobe_make_aggr(struct kprobe *orig)
  * sysctl comes back here for every entry when it is switched on.  If the
  * architecture cannot prepare a detour, or memory is short, the entry
  * stays a breakpoint.
+ *
+ * A lone probe with a post_handler is left alone: it can never be
+ * optimized while it is alone, and a wrapper would only add a walk of
+ * the aggregate's list to each of its hits.  A second probe joining it
+ * makes the aggregate, and comes back here.
  */
 void kprobe_make_optimizable(struct kprobe *entry)
 {
@@ -295,6 +300,8 @@ void kprobe_make_optimizable(struct kprobe *entry)
 		return;
 	}
 
+	if (entry->post_handler)
+		return;
 	aggr = kprobe_aggr_alloc(entry);
 	if (!aggr)
 		return;

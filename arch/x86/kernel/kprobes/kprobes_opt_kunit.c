@@ -710,6 +710,41 @@ static void opt_post_handler_unoptimizes(struct kunit *test)
 }
 
 /*
+ * A probe with a post_handler, registered alone, stays a lone table entry:
+ * it could never be optimized, and a wrapper would cost each hit a walk.
+ * A probe joining it makes the aggregate, which is optimized once the
+ * post_handler's probe leaves.
+ */
+static void opt_post_handler_alone_unwrapped(struct kunit *test)
+{
+	struct kpo_probe a, b;
+
+	kpo_probe_init(&b, KPO_PLAIN, true);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b.kp), 0);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(b.kp.addr), &b.kp);
+	KUNIT_EXPECT_EQ(test, kprobe_opt_state_of(&b.kp), KPROBE_OPT_NONE);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
+	KUNIT_EXPECT_EQ(test, b.hits, 1);
+	KUNIT_EXPECT_EQ(test, b.posts, 1);
+
+	kpo_probe_init(&a, KPO_PLAIN, false);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	KUNIT_EXPECT_PTR_NE(test, get_kprobe(a.kp.addr), &b.kp);
+	kpo_expect_state(test, &a.kp, KPROBE_OPT_IDLE);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
+	KUNIT_EXPECT_EQ(test, a.hits, 1);
+	KUNIT_EXPECT_EQ(test, b.posts, 2);
+
+	unregister_kprobe(&b.kp);
+	kpo_expect_state(test, &a.kp, KPROBE_OPT_ACTIVE);
+	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
+	KUNIT_EXPECT_EQ(test, a.hits, 2);
+	KUNIT_EXPECT_EQ(test, b.posts, 2);
+	unregister_kprobe(&a.kp);
+}
+
+/*
  * A probe on text_poke_sync() that, once armed, calls kpo_plain(1) from
  * the first sync of the task that armed it, noting the bytes at @at.
  */
@@ -1107,6 +1142,7 @@ static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(opt_one_insn_at_once),
 	KUNIT_CASE(opt_handler_moves_ip),
 	KUNIT_CASE(opt_post_handler_unoptimizes),
+	KUNIT_CASE(opt_post_handler_alone_unwrapped),
 	KUNIT_CASE(opt_post_handler_joins_safely),
 	KUNIT_CASE(opt_disable_enable),
 	KUNIT_CASE(opt_probe_in_region),
