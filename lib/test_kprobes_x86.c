@@ -19,6 +19,8 @@
 
 /* The core's internals that these cases look at, exported for KUnit only */
 #include "../kernel/kprobes_internal.h"
+/* The backend's instruction actions and encodings */
+#include "../arch/x86/kernel/kprobes/common.h"
 #include "test_kprobes.h"
 
 /*
@@ -422,7 +424,9 @@ static const struct boost_case boost_cases[] = {
 	{ "rip-relative load", kpt_at_rip, kpt_insn_rip, 1, 0x1234abceu, true },
 	{ "rep movsb", kpt_at_repmovs, kpt_repmovs_small, 1, 9, true },
 	{ "12 bytes: no room for the jump", kpt_at_long, kpt_insn_long, 1, 0x5a5b, false },
-	{ "jcc: emulated", kpt_at_jcc, kpt_insn_jcc, 0, 2, false },
+	{ "jcc taken: boosted as a jcc", kpt_at_jcc, kpt_insn_jcc, 0, 2, true },
+	{ "jcc not taken: boosted as a jcc", kpt_at_jcc, kpt_insn_jcc, 3, 1, true },
+	{ "jmp rel8: boosted as a jmp", kpt_at_jmp, kpt_insn_jmp, 0, 5, true },
 	{ "call: emulated", kpt_at_call, kpt_insn_call, 1, 0x78u, false },
 	{ "cs call: emulated", kpt_at_cscall, kpt_insn_cscall, 11, 11, false },
 	{ "ret: emulated", kpt_at_ret, kpt_insn_ret, 1, 7, false },
@@ -434,18 +438,58 @@ static const struct boost_case boost_cases[] = {
 
 KUNIT_ARRAY_PARAM_DESC(boost, boost_cases, desc);
 
-/* The boost slot holds the copy and a jump to the next original byte. */
+/* Where the rel32 jump that ends at @end goes. */
+static long kpt_rel32_dest(const u8 *end)
+{
+	return (long)end + get_unaligned((const s32 *)(end - sizeof(s32)));
+}
+
+/*
+ * A relative jump's boost slot holds the same jump to the same target
+ * with a 32-bit displacement, and after a jcc, a jump to the next original
+ * byte for when it is not taken.  The probed jumps are the two-byte rel8
+ * forms, which the assembler picks for these short distances.
+ */
+static void expect_branch_boost_slot(struct kunit *test, struct kprobe *kp)
+{
+	const u8 *slot = kp->ainsn.boost_slot;
+	const u8 *addr = (const u8 *)kp->addr;
+	long next = (long)addr + kp->ainsn.len;
+	long target = next + (s8)addr[1];
+
+	KUNIT_ASSERT_EQ(test, kp->ainsn.len, 2);
+	if (kp->ainsn.action == KPX_JMP) {
+		KUNIT_EXPECT_EQ(test, slot[0], JMP32_INSN_OPCODE);
+		KUNIT_EXPECT_EQ(test, kpt_rel32_dest(slot + JMP32_INSN_SIZE), target);
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, kp->ainsn.action, KPX_JCC);
+	KUNIT_EXPECT_EQ(test, slot[0], KPX_JCC32_ESCAPE);
+	/* rel8 and rel32 jccs keep the condition code in the opcode's low nibble */
+	KUNIT_EXPECT_EQ(test, slot[1], KPX_JCC32_OPCODE | (kp->opcode & 0xf));
+	KUNIT_EXPECT_EQ(test, kpt_rel32_dest(slot + KPX_JCC32_SIZE), target);
+	slot += KPX_JCC32_SIZE;
+	KUNIT_EXPECT_EQ(test, slot[0], JMP32_INSN_OPCODE);
+	KUNIT_EXPECT_EQ(test, kpt_rel32_dest(slot + JMP32_INSN_SIZE), next);
+}
+
+/*
+ * The boost slot holds the copy and a jump to the next original byte, or
+ * for a relative jump, the jump itself written again.
+ */
 static void expect_boost_slot(struct kunit *test, struct kprobe *kp)
 {
 	const u8 *slot = kp->ainsn.boost_slot;
 	unsigned int len = kp->ainsn.len;
-	long target;
 
 	KUNIT_ASSERT_NOT_NULL(test, slot);
+	if (kprobe_x86_emulated(kp)) {
+		expect_branch_boost_slot(test, kp);
+		return;
+	}
 	KUNIT_EXPECT_EQ(test, slot[len], JMP32_INSN_OPCODE);
-	target = (long)(slot + len + JMP32_INSN_SIZE) +
-		 get_unaligned((const s32 *)(slot + len + 1));
-	KUNIT_EXPECT_EQ(test, target, (long)kp->addr + len);
+	KUNIT_EXPECT_EQ(test, kpt_rel32_dest(slot + len + JMP32_INSN_SIZE),
+			(long)kp->addr + len);
 	KUNIT_EXPECT_EQ(test, slot[0], kp->opcode);
 }
 

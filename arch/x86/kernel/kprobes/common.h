@@ -141,6 +141,14 @@ enum kprobe_x86_action {
 #define KPX_LOOPE	1
 #define KPX_JRCXZ	3
 
+/*
+ * Jcc with a 32-bit displacement: the 0x0f escape, then 0x80 plus the
+ * condition code.  text-patching.h makes only unconditional jumps.
+ */
+#define KPX_JCC32_ESCAPE	0x0f
+#define KPX_JCC32_OPCODE	0x80
+#define KPX_JCC32_SIZE		6
+
 static nokprobe_inline bool kprobe_x86_emulated(const struct kprobe *p)
 {
 	return p->ainsn.action >= KPX_JMP;

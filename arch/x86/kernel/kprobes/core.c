@@ -17,7 +17,9 @@
  *  - or, "boosted", when no post_handler waits for it and the copy can run
  *    anywhere (kprobe_x86_boostable()): a second copy, followed by a jump
  *    back, runs with the probed context's flags, and the hit costs one
- *    trap instead of two.
+ *    trap instead of two.  A relative JMP or Jcc boosts too, although it
+ *    is emulated otherwise: its boost slot holds the same jump written
+ *    again to reach the original target from the slot.
  *
  * x86 does not single-step with TF: the int3 ending a slot is the only
  * "step done" event.
@@ -31,6 +33,7 @@
 #include <linux/sched.h>
 #include <linux/set_memory.h>
 #include <linux/string.h>
+#include <linux/unaligned.h>
 #include <kunit/visibility.h>
 
 #include <asm/extable.h>
@@ -87,29 +90,98 @@ static void kpx_write_slot(kprobe_opcode_t *slot, const u8 *image,
 	text_poke(slot, image, len);
 }
 
+/* Bytes of a probe's boost slot in use. */
+static unsigned int kpx_boost_bytes(struct kprobe *p)
+{
+	switch (p->ainsn.action) {
+	case KPX_JMP:
+		return JMP32_INSN_SIZE;
+	case KPX_JCC:
+		return KPX_JCC32_SIZE + JMP32_INSN_SIZE;
+	default:
+		return p->ainsn.len + JMP32_INSN_SIZE;
+	}
+}
+
+/* May an instruction ending at @end reach @dest with a 32-bit displacement? */
+static bool kpx_rel32_reaches(const void *end, unsigned long dest)
+{
+	long disp = (long)dest - (long)end;
+
+	return disp == (s32)disp;
+}
+
 /*
- * Give a boostable probe its second slot: the copy, then a jump to the
- * next original instruction. Without one the probe still works, with
- * two traps a hit.
+ * A boost slot at @slot for a copyable instruction: the copy of @insn in
+ * @image, made to run there, then a jump to the next original instruction.
+ * Returns the bytes to write, or 0 if the slot is out of reach.
+ */
+static unsigned int kpx_boost_copy(struct kprobe *p, struct insn *insn,
+				   u8 *image, kprobe_opcode_t *slot)
+{
+	unsigned int len = p->ainsn.len;
+	unsigned long next = kprobe_x86_next_ip(p);
+
+	if (!kpx_rel32_reaches(slot + len + JMP32_INSN_SIZE, next) ||
+	    kprobe_x86_relocate(p, insn, image, slot))
+		return 0;
+	__text_gen_insn(image + len, JMP32_INSN_OPCODE, slot + len,
+			(void *)next, JMP32_INSN_SIZE);
+	return len + JMP32_INSN_SIZE;
+}
+
+/*
+ * A boost slot at @slot for a relative JMP or Jcc: the same jump, with a
+ * 32-bit displacement to the original target; after a Jcc, a jump to the
+ * next original instruction for when it is not taken.  The flags it tests
+ * are the probed context's own, as for any boosted copy.
+ */
+static unsigned int kpx_boost_branch(struct kprobe *p, u8 *image,
+				     kprobe_opcode_t *slot)
+{
+	unsigned long next = kprobe_x86_next_ip(p);
+	unsigned long target = next + (long)p->ainsn.rel;
+	unsigned int len = 0;
+
+	if (p->ainsn.action == KPX_JCC) {
+		if (!kpx_rel32_reaches(slot + KPX_JCC32_SIZE, target))
+			return 0;
+		image[0] = KPX_JCC32_ESCAPE;
+		image[1] = KPX_JCC32_OPCODE | p->ainsn.cond;
+		put_unaligned((s32)(target - (unsigned long)(slot + KPX_JCC32_SIZE)),
+			      (s32 *)(image + 2));
+		len = KPX_JCC32_SIZE;
+		target = next;
+	}
+	if (!kpx_rel32_reaches(slot + len + JMP32_INSN_SIZE, target))
+		return 0;
+	__text_gen_insn(image + len, JMP32_INSN_OPCODE, slot + len,
+			(void *)target, JMP32_INSN_SIZE);
+	return len + JMP32_INSN_SIZE;
+}
+
+/*
+ * Give a boostable probe its second slot.  Without one the probe still
+ * works: with two traps a hit, or emulated.  @image is used up.
  */
 static void kpx_prepare_boost(struct kprobe *p, struct insn *insn, u8 *image)
 {
-	unsigned int len = p->ainsn.len;
 	kprobe_opcode_t *slot;
-	long disp;
+	unsigned int bytes;
 
 	slot = get_insn_slot();
 	if (!slot)
 		return;
 
-	disp = (long)kprobe_x86_next_ip(p) - (long)(slot + len + JMP32_INSN_SIZE);
-	if (disp != (s32)disp || kprobe_x86_relocate(p, insn, image, slot)) {
+	if (kprobe_x86_emulated(p))
+		bytes = kpx_boost_branch(p, image, slot);
+	else
+		bytes = kpx_boost_copy(p, insn, image, slot);
+	if (!bytes) {
 		free_insn_slot(slot, 0);
 		return;
 	}
-	__text_gen_insn(image + len, JMP32_INSN_OPCODE, slot + len,
-			(void *)kprobe_x86_next_ip(p), JMP32_INSN_SIZE);
-	kpx_write_slot(slot, image, len + JMP32_INSN_SIZE);
+	kpx_write_slot(slot, image, bytes);
 	p->ainsn.boost_slot = slot;
 }
 
@@ -224,8 +296,7 @@ void arch_remove_kprobe(struct kprobe *p)
 	kprobe_opcode_t *boost = p->ainsn.boost_slot;
 
 	if (boost) {
-		perf_event_text_poke(boost, boost, p->ainsn.len + JMP32_INSN_SIZE,
-				     NULL, 0);
+		perf_event_text_poke(boost, boost, kpx_boost_bytes(p), NULL, 0);
 		free_insn_slot(boost, 1);
 		p->ainsn.boost_slot = NULL;
 	}

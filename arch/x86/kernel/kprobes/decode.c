@@ -584,9 +584,16 @@ static bool kpx_runs_anywhere(struct kprobe *p)
 	       !search_exception_tables((unsigned long)p->addr);
 }
 
-/* ... and for boosting, the copy and the jump back must fit one slot. */
+/*
+ * ... and for boosting, the copy and the jump back must fit one slot.  A
+ * relative JMP or Jcc boosts as well: it is written again in the boost
+ * slot to reach its target from there (core.c), which a copy in a detour
+ * could not be without the region check knowing of it.
+ */
 bool kprobe_x86_boostable(struct kprobe *p)
 {
+	if (p->ainsn.action == KPX_JMP || p->ainsn.action == KPX_JCC)
+		return true;
 	return kpx_runs_anywhere(p) &&
 	       p->ainsn.len + JMP32_INSN_SIZE <= MAX_INSN_SIZE;
 }

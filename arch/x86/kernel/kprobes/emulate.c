@@ -7,7 +7,8 @@
  * state the slot runs in. The int3 handler applies their effect to the
  * trapped registers instead. Indirect branches run a PUSH of their target
  * in the slot (so that any fault on the operand happens in real code) and
- * are completed here once the slot's int3 has been reached.
+ * are completed here once the slot's int3 has been reached.  With no
+ * post_handler to call, a relative JMP or Jcc is boosted instead (core.c).
  */
 #include <linux/bits.h>
 #include <linux/kprobes.h>
