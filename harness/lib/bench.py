@@ -24,6 +24,7 @@ ROWS = [
     ('opt', 'per_hit', 'in the body, optimization on'),
     ('optpost', 'per_hit', 'same, with a post_handler (stays a breakpoint)'),
     ('kretprobe', 'per_hit', 'kretprobe (entry and return)'),
+    ('kr', 'per_hit', 'kprobe and kretprobe on one entry (the "kr" pair)'),
     ('optret', 'per_hit', 'kretprobe, entry no ftrace site, optimization on'),
     ('crowd', 'per_hit', 'breakpoint, 4096 other probes registered after it'),
     ('crowd', 'register_us', 'register_kprobes(4096 nops in one function), ms'),
@@ -139,6 +140,15 @@ def main(base_log, proj_log, header):
         branch, _ = cell(data, 'branch', 'per_hit')
         if stepped and branch is not None:
             print(f'{name}: branch hit / load hit = {branch / stepped:.3f}')
+    # What a kprobe adds to a kretprobe on the same entry, as a share of
+    # what the same kprobe costs alone there.
+    for name, data in (('base', base), ('project', proj)):
+        pair, _ = cell(data, 'kr', 'per_hit')
+        ret, _ = cell(data, 'kretprobe', 'per_hit')
+        entry, _ = cell(data, 'entry', 'per_hit')
+        if pair is not None and ret is not None and entry:
+            print(f'{name}: (kr pair - kretprobe) / entry probe = '
+                  f'{(pair - ret) / entry:.3f}')
     return 1 if bad else 0
 
 

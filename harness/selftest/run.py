@@ -653,8 +653,8 @@ class ExpectedSkips(unittest.TestCase):
 
 class BenchHits(unittest.TestCase):
     """bench.py: every timed row's hits= is what its kind must count."""
-    BASE = fixture('bench-base-arm64.console.log')
-    PROJ = fixture('bench-project-arm64.console.log')
+    BASE = fixture('bench-base-x86_64.console.log')
+    PROJ = fixture('bench-project-x86_64.console.log')
 
     def table(self, base=BASE, proj=PROJ, edit_base=None, edit_proj=None):
         with tempfile.TemporaryDirectory() as d:
@@ -674,18 +674,18 @@ class BenchHits(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         self.assertNotIn('failed', out)
         self.assertIn('breakpoint in the body, pre_handler, optimization off'
-                      '      519.90     371.63   -28.5%  brk/brk', out)
+                      '      483.26     223.38   -53.8%  int3/int3', out)
 
     def test_wrong_hits_fail(self):
-        rc, out = self.table(proj=fixture('bench-project-arm64-bad-hits.console.log'))
+        rc, out = self.table(proj=fixture('bench-project-x86_64-bad-hits.console.log'))
         self.assertEqual(rc, 1, out)
         self.assertRegex(out, r'breakpoint in the body, pre_handler, optimization off'
-                              r' +519\.90 +failed ')
+                              r' +483\.26 +failed ')
         self.assertIn('project: kind=int3: hits=99999, expected 100000', out)
 
     def test_wrong_hits_fail_every_row_of_the_kind_on_either_side(self):
         rc, out = self.table(edit_base=lambda t: t.replace(
-            'kind=crowd mode=brk hits=100000', 'kind=crowd mode=brk hits=0'))
+            'kind=crowd mode=int3 hits=100000', 'kind=crowd mode=int3 hits=0'))
         self.assertEqual(rc, 1, out)
         self.assertIn('base: kind=crowd: hits=0, expected 100000', out)
         for label in ('breakpoint, 4096 other probes registered after it',
@@ -696,7 +696,7 @@ class BenchHits(unittest.TestCase):
 
     def test_missing_hits_fail(self):
         rc, out = self.table(edit_proj=lambda t: t.replace(
-            'kind=load mode=brk hits=100000 ', 'kind=load mode=brk '))
+            'kind=load mode=int3 hits=100000 ', 'kind=load mode=int3 '))
         self.assertEqual(rc, 1, out)
         self.assertIn('project: kind=load: no hits=, expected 100000', out)
 
@@ -706,7 +706,7 @@ class BenchHits(unittest.TestCase):
         with open(os.path.join(ROOT, 'harness', 'modules', 'kpbench', 'kpbench.c')) as f:
             src = f.read()
         self.assertIn(f'#define NR_CALLS\t{bench.NR_CALLS}\n', src)
-        self.assertEqual(src.count('_hits / NR_REPEAT'), 4)
+        self.assertEqual(src.count('_hits / NR_REPEAT'), 5)
         for kind, _, _ in bench.ROWS:
             self.assertEqual(bench.expected_hits(kind), bench.NR_CALLS, kind)
 

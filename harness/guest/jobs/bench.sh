@@ -25,6 +25,8 @@ measure int3post 0
 measure branch 0
 measure load 0
 measure kretprobe 1
+# A kprobe joining a kretprobe on the same entry, as the sample's "kr".
+measure kr 1
 measure crowd 0
 measure spread 0
 measure spread16k 0

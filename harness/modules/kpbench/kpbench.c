@@ -37,7 +37,7 @@
 
 static char *kind = "int3";
 module_param(kind, charp, 0444);
-MODULE_PARM_DESC(kind, "entry, int3, int3post, branch, load, opt, optpost, kretprobe, optret, crowd, crowd1k, spread, spread16k, entries, lone or loneret");
+MODULE_PARM_DESC(kind, "entry, int3, int3post, branch, load, opt, optpost, kretprobe, kr, optret, crowd, crowd1k, spread, spread16k, entries, lone or loneret");
 
 static unsigned long pre_hits, post_hits, ret_hits;
 static int kpbench_sink;
@@ -330,6 +330,51 @@ static int bench_kretprobe(bool nt)
 	return 0;
 }
 
+/*
+ * A kprobe and a kretprobe on the entry of the same function, as the
+ * kprobes sample's "kr" pair: the kprobe joins the kretprobe's entry
+ * probe, and the row shows what it adds to the kretprobe alone.  Each
+ * call must hit both.
+ */
+static int bench_kprobe_and_kretprobe(void)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpbench_target",
+		.handler = count_ret,
+		.maxactive = 8,
+	};
+	struct kprobe kp = {
+		.symbol_name = "kpbench_target",
+		.pre_handler = count_pre,
+	};
+	u64 bare, probed;
+	int err;
+
+	bare = time_calls();
+	err = register_kretprobe(&rp);
+	if (err) {
+		pr_err("kpbench: kind=%s register_kretprobe failed: %d\n", kind, err);
+		return err;
+	}
+	err = register_kprobe(&kp);
+	if (err) {
+		pr_err("kpbench: kind=%s register_kprobe failed: %d\n", kind, err);
+		unregister_kretprobe(&rp);
+		return err;
+	}
+	pre_hits = 0;
+	ret_hits = 0;
+	probed = time_calls();
+	if (pre_hits != ret_hits)
+		pr_err("kpbench: kind=%s failed: %lu kprobe hits, %lu returns\n",
+		       kind, pre_hits, ret_hits);
+	else
+		report(patch_mode(&kp), bare, probed, ret_hits / NR_REPEAT, "");
+	unregister_kprobe(&kp);
+	unregister_kretprobe(&rp);
+	return 0;
+}
+
 enum batch_shape { BATCH_CROWD, BATCH_SPREAD, BATCH_ENTRIES };
 
 /*
@@ -536,6 +581,8 @@ static int __init kpbench_init(void)
 		return bench_asm(kpbench_load_at);
 	if (!strcmp(kind, "kretprobe"))
 		return bench_kretprobe(false);
+	if (!strcmp(kind, "kr"))
+		return bench_kprobe_and_kretprobe();
 	if (!strcmp(kind, "optret"))
 		return bench_kretprobe(true);
 	if (!strcmp(kind, "crowd"))
