@@ -48,13 +48,13 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/cacheflush.h>	/* parisc's flush_insn_slot() needs it */
 #include <linux/hash.h>
 #include <linux/kdebug.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/notifier.h>
 #include <linux/slab.h>
-#include <asm/cacheflush.h>	/* parisc's flush_insn_slot() needs it */
 #include <kunit/visibility.h>
 
 #include "kprobes_internal.h"
