@@ -586,9 +586,9 @@ static bool kpx_runs_anywhere(struct kprobe *p)
 
 /*
  * ... and for boosting, the copy and the jump back must fit one slot.  A
- * relative JMP or Jcc boosts as well: it is written again in the boost
- * slot to reach its target from there (core.c), which a copy in a detour
- * could not be without the region check knowing of it.
+ * relative JMP or Jcc boosts as well: its boost slot holds the jump written
+ * again to reach the same target from there (core.c).  It still does not
+ * run anywhere: an optimized probe's detour copies no branch.
  */
 bool kprobe_x86_boostable(struct kprobe *p)
 {
