@@ -728,6 +728,9 @@ class Scratch(unittest.TestCase):
     def test_failed_build_stops_the_build(self):
         run_script(self, 'build-failure.sh')
 
+    def test_next_kernel_builds_ahead_at_idle_priority(self):
+        run_script(self, 'build-ahead.sh')
+
     def test_host_checks_cannot_pass_vacuously(self):
         run_script(self, 'host-checks.sh')
 
