@@ -8,16 +8,28 @@
 # reads them.
 # shellcheck shell=bash
 
-KP_MTTCG_ROOT=${KP_MTTCG_ROOT:-$KP_WORK/qemu-trixie}
+# Outside the work tree, as ccache's cache is: a fresh clone (CI's) then
+# finds it made, which saves a minute and a half of debootstrap.
+KP_MTTCG_ROOT=${KP_MTTCG_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/kp/qemu-trixie}
 
-# ensure_mttcg_qemu: the trixie tree with qemu-system-x86 in it, made once
-# (make_trixie_tree in harness/lib/cleanroom.sh).
+mttcg_ready() {
+	[ -x "$KP_MTTCG_ROOT/usr/bin/qemu-system-x86_64" ] &&
+		[ -x "$KP_MTTCG_ROOT/usr/bin/qemu-system-aarch64" ] &&
+		[ -f "$KP_MTTCG_ROOT/.kp-ready" ]
+}
+
+# ensure_mttcg_qemu: the trixie tree with Debian 13's QEMU in it, made
+# once (make_trixie_tree in harness/lib/cleanroom.sh) by whichever harness
+# run needs it first; another run that needs it meanwhile waits.
 ensure_mttcg_qemu() {
-	local root=$KP_MTTCG_ROOT
-	[ -x "$root/usr/bin/qemu-system-x86_64" ] && [ -x "$root/usr/bin/qemu-system-aarch64" ] &&
-		[ -f "$root/.kp-ready" ] && return 0
-	make_trixie_tree "$root" "$KP_LOGS/qemu-trixie.log" "Debian 13's QEMU" \
-		qemu-system-x86 qemu-system-arm qemu-system-data
+	local lock
+	mttcg_ready && return 0
+	mkdir -p "$(dirname "$KP_MTTCG_ROOT")"
+	exec {lock}>"$KP_MTTCG_ROOT.lock"
+	flock "$lock"
+	mttcg_ready || make_trixie_tree "$KP_MTTCG_ROOT" "$KP_LOGS/qemu-trixie.log" \
+		"Debian 13's QEMU" qemu-system-x86 qemu-system-arm qemu-system-data
+	exec {lock}>&-
 }
 
 # mttcg_qemu [BINARY]: the start of a QEMU command line that runs
