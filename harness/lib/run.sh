@@ -396,7 +396,7 @@ harness_e2e() {
 		echo "$out"
 	fi
 	rc=0
-	KP_TIMEOUT=45 guest_boot selftest-hang "$(run_name selftest-hang)" progress 2>/dev/null || rc=$?
+	KP_TIMEOUT=25 guest_boot selftest-hang "$(run_name selftest-hang)" progress 2>/dev/null || rc=$?
 	out=$(python3 "$KP_HARNESS/lib/ktap.py" parse "$KP_CONSOLE" --label e2e --qemu-status "$rc") || true
 	if ((rc == 124)) && grep -q 'killed after the timeout (hang)' <<<"$out"; then
 		cases+=("pass hung-guest-is-killed-and-reported")
