@@ -59,7 +59,6 @@ test_arch() {
 	# In a subshell: a failed build fails this arch, not the whole run.
 	rm -f "$KP_TMP/failed-step"
 	if ! build_ahead_join "$a" && ! (build "$KP_VARIANT" "$a" "$KP_DEBUG"); then
-		build_ahead_start "${KP_NEXT_BUILD:-}"
 		name=$(run_name test)
 		python3 "$KP_HARNESS/lib/ktap.py" failure "$name:build" \
 			--why "$(take_failed_step "the build failed (see the log above)")" \
@@ -67,7 +66,6 @@ test_arch() {
 		results+=("$KP_RESULTS/$name.results.json")
 		return 0
 	fi
-	build_ahead_start "${KP_NEXT_BUILD:-}"
 	if [ "$KP_VARIANT" = project ]; then
 		check_build_warnings "$KP_RESULTS/$(run_name build).results.json"
 		results+=("$KP_RESULTS/$(run_name build).results.json")
@@ -118,52 +116,72 @@ test_flavours() {
 	fi
 }
 
-# build_ahead_start "ARCH [FLAVOUR]": build that kernel in the background
-# while the one before it is checked and booted.  Most of a test boot, and
-# kunit.py's, leaves a core idle; the build gets only that (SCHED_IDLE),
-# so the guest runs as fast as alone.  In a process group of its own, so
-# that build_ahead_stop can end it; build_ahead_join shows its output.
-# KP_BUILD_AHEAD=0 builds each kernel in its turn instead.
+# build_ahead_start KERNEL...: build those kernels ("ARCH [FLAVOUR]"
+# each), in that order, in the background, while the run checks and boots
+# the ones before them.  Much of a test boot, and of the host checks,
+# leaves a core idle; the builds get only that (SCHED_IDLE), and the test
+# command starts them all at once so that they are done before the arm64
+# guests, which ran measurably slower beside a build.  In a process group
+# of their own, so that build_ahead_stop can end them; build_ahead_join
+# shows a kernel's steps when its turn comes.  KP_BUILD_AHEAD=0 builds each
+# kernel in its turn instead.
 build_ahead_start() {
-	local a distro
-	[ -n "${1:-}" ] && [ "${KP_BUILD_AHEAD:-1}" = 1 ] || return 0
-	read -r a distro <<<"$1"
-	KP_AHEAD_KEY=$1
-	KP_AHEAD_LOG=$KP_TMP/build-ahead.log
+	local i=0 k rc
+	(($# > 0)) && [ "${KP_BUILD_AHEAD:-1}" = 1 ] || return 0
+	KP_AHEAD_DIR=$(mktemp -d "$KP_TMP/ahead.XXXXXX")
+	KP_AHEAD_KEYS=("$@")
 	set -m
 	(
 		chrt --idle -p 0 "$BASHPID" >/dev/null 2>&1 ||
 			renice -n 19 -p "$BASHPID" >/dev/null 2>&1 || true
-		KP_TMP=$(mktemp -d "$KP_TMP/ahead.XXXXXX") KP_DISTRO=$distro \
-			build "$KP_VARIANT" "$a" "$KP_DEBUG"
-	) </dev/null >"$KP_AHEAD_LOG" 2>&1 &
+		for k in "$@"; do
+			rc=0
+			build_ahead_one "$k" >"$KP_AHEAD_DIR/$i.log" 2>&1 || rc=$?
+			echo "$rc" >"$KP_AHEAD_DIR/$i.rc.new"
+			mv "$KP_AHEAD_DIR/$i.rc.new" "$KP_AHEAD_DIR/$i.rc"
+			i=$((i + 1))
+		done
+	) </dev/null >/dev/null 2>&1 &
 	KP_AHEAD_PID=$!
 	set +m
-	stage "building the $a${distro:+ $distro} kernel ahead, in the background (log: ${KP_AHEAD_LOG#"$KP_ROOT"/})"
+	stage "building $# kernel(s) ahead, in the background, one after another (logs: ${KP_AHEAD_DIR#"$KP_ROOT"/})"
 }
+
+# build_ahead_one "ARCH [FLAVOUR]": one kernel of the builds ahead, in a
+# subshell, since a failed step ends its shell.
+build_ahead_one() (
+	local a distro
+	read -r a distro <<<"$1"
+	KP_TMP=$(mktemp -d "$KP_AHEAD_DIR/tmp.XXXXXX") KP_DISTRO=$distro \
+		build "$KP_VARIANT" "$a" "$KP_DEBUG"
+)
 
 # build_ahead_join ARCH: true if the kernel of ARCH and KP_DISTRO was built
 # ahead, once that build is over; its steps are shown as if they had run
 # here.  A build ahead that failed is not reported: the caller builds
 # again in the foreground, where the failure is named as any other.
 build_ahead_join() {
-	local rc=0
+	local i key="$1 ${KP_DISTRO:-}" rc
 	[ -n "${KP_AHEAD_PID:-}" ] || return 1
-	if [ "$KP_AHEAD_KEY" != "$1 ${KP_DISTRO:-}" ]; then
-		build_ahead_stop
-		return 1
-	fi
-	kill -0 "$KP_AHEAD_PID" 2>/dev/null &&
+	for i in "${!KP_AHEAD_KEYS[@]}"; do
+		[ "${KP_AHEAD_KEYS[i]}" = "$key" ] && break
+	done
+	[ "${KP_AHEAD_KEYS[i]}" = "$key" ] || return 1
+	if [ ! -f "$KP_AHEAD_DIR/$i.rc" ]; then
 		stage "waiting for the $1${KP_DISTRO:+ $KP_DISTRO} kernel's build ahead"
-	wait "$KP_AHEAD_PID" || rc=$?
-	KP_AHEAD_PID=
-	grep -v '^\[[0-9:]*\]   \.\.\. ' "$KP_AHEAD_LOG" | sed 's/^\(\[[0-9:]*\]\) /\1 (ahead) /' || true
-	((rc == 0)) && return 0
+		while [ ! -f "$KP_AHEAD_DIR/$i.rc" ] && kill -0 "$KP_AHEAD_PID" 2>/dev/null; do
+			sleep 1
+		done
+	fi
+	rc=$(cat "$KP_AHEAD_DIR/$i.rc" 2>/dev/null) || rc="none (the builds ahead were ended)"
+	grep -v '^\[[0-9:]*\]   \.\.\. ' "$KP_AHEAD_DIR/$i.log" 2>/dev/null |
+		sed 's/^\(\[[0-9:]*\]\) /\1 (ahead) /' || true
+	[ "$rc" = 0 ] && return 0
 	stage "the build ahead failed (exit $rc); building again"
 	return 1
 }
 
-# build_ahead_stop: end a build ahead that no one will join.
+# build_ahead_stop: end the builds ahead that are still running.
 build_ahead_stop() {
 	[ -n "${KP_AHEAD_PID:-}" ] || return 0
 	kill -TERM -- "-$KP_AHEAD_PID" 2>/dev/null || true
@@ -193,10 +211,10 @@ run_tests() {
 			kernels+=("$a ${flavour#small}")
 		done
 	done
-	# With guest suites to run, every kernel is booted: the first one
-	# builds while the host checks run.
+	# With guest suites to run, every kernel is booted: they build while
+	# the host checks and the guests before them run.
 	trap 'build_ahead_stop; rm -rf "$KP_TMP"' EXIT
-	[ -z "$main" ] || build_ahead_start "${kernels[0]}"
+	[ -z "$main" ] || build_ahead_start "${kernels[@]}"
 	json=$KP_RESULTS/harness-selftest.results.json
 	stage "harness self-tests"
 	python3 "$KP_HARNESS/selftest/run.py" --json "$json" || true
@@ -212,7 +230,6 @@ run_tests() {
 	fi
 	for i in "${!kernels[@]}"; do
 		read -r a flavour <<<"${kernels[i]}"
-		KP_NEXT_BUILD=${main:+${kernels[i + 1]:-}}
 		KP_DISTRO=$flavour test_arch "$a" || true
 	done
 	build_ahead_stop
