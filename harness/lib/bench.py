@@ -42,6 +42,15 @@ ROWS = [
     ('crowd1k', 'unregister_us', 'unregister_kprobes(the same 1024), ms'),
     ('entries', 'register_us', 'register_kprobes(256 function entries), ms'),
     ('entries', 'unregister_us', 'unregister_kprobes(the same 256), ms'),
+    ('events', 'register_us', '2000 p: events, one write() each, ms'),
+    ('events', 'enable_us', 'their group enabled, ms'),
+    ('events', 'disable_us', 'their group disabled, ms'),
+    ('events', 'unregister_us', 'removed, one write() each, ms'),
+    ('eventsw', 'register_us', 'the same 2000 in one write(), ms'),
+    ('eventsw', 'enable_us', 'their group enabled, ms'),
+    ('eventsw', 'unregister_us', 'removed at once (kprobe_events truncated), ms'),
+    ('pmu', 'register_us', '1000 kprobe PMU events, opened one by one, ms'),
+    ('pmu', 'unregister_us', 'closed one by one, ms'),
 ]
 
 
@@ -70,6 +79,16 @@ def expected_hits(kind):
     probe's hits: a wrong count fails them too, since the probes of that
     batch did not behave as registered."""
     return NR_CALLS
+
+
+def taken_line(name, data, kind):
+    """How many of a kpevents kind's functions the kernel took, when it
+    refused some (the rows then time fewer probes than they say)."""
+    d = data.get(kind, {})
+    if d.get('refused', '0') != '0':
+        return (f'{name}: kind={kind} took {d.get("taken")} probes, '
+                f'refused {d["refused"]}')
+    return None
 
 
 def hits_problem(d, kind):
@@ -128,6 +147,11 @@ def main(base_log, proj_log, header):
                 why = hits_problem(d, kind)
             if why:
                 print(f'FAILED {name}: {why}')
+    for name, data in (('base', base), ('project', proj)):
+        for kind in ('events', 'pmu'):
+            line = taken_line(name, data, kind)
+            if line:
+                print(line)
     # The crowded hit next to the lone one: what a big table costs a hit.
     for name, data in (('base', base), ('project', proj)):
         one, _ = cell(data, 'int3', 'per_hit')

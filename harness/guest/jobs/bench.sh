@@ -37,6 +37,12 @@ measure loneret 0
 measure crowd1k 1
 measure optpost 1
 measure optret 1
+# The tracing tools' ways of making probes: kprobe events through tracefs
+# and the perf kprobe PMU (harness/guest-progs/kpevents.c).
+say "KP-STAGE bench events"
+/kp/bin/kpevents events 2000 2>&1 | to_kmsg
+say "KP-STAGE bench pmu"
+/kp/bin/kpevents pmu 1000 2>&1 | to_kmsg
 # Last: on the base, registering again at the address of an optimized probe
 # whose module was reloaded meanwhile trips a WARN in reuse_unused_kprobe()
 # (notes/design-core.md, "Found in the base").
