@@ -4,13 +4,8 @@
 # kernels build in the background, in order, at idle priority; joining
 # one shows its steps and skips its build only if it succeeded and is the
 # kernel asked for; stopping ends them with everything they started.
-set -euo pipefail
-here=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KP_WORK=$tmp/.build
-# shellcheck source=../lib/common.sh
-. "$here/harness/lib/common.sh"
+# shellcheck source=harness-lib.sh
+. "$(dirname "$0")/harness-lib.sh"
 # shellcheck source=../lib/run.sh
 . "$here/harness/lib/run.sh"
 KP_VARIANT=project KP_DEBUG=0 KP_DISTRO=

@@ -5,13 +5,8 @@
 # step runs on the stale output of an earlier build.  The failure names
 # the step that failed: a guest program that does not compile is not a
 # kernel that does not build.
-set -euo pipefail
-here=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KP_WORK=$tmp/.build
-# shellcheck source=../lib/common.sh
-. "$here/harness/lib/common.sh"
+# shellcheck source=harness-lib.sh
+. "$(dirname "$0")/harness-lib.sh"
 # shellcheck source=../lib/build.sh
 . "$here/harness/lib/build.sh"
 

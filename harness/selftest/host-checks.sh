@@ -6,13 +6,8 @@
 # crash of the build-log scanner (harness/lib/matrix_scan.py) after a
 # good make fails the W=1/sparse check and the matrix row, naming the
 # scanner.  Everything that would build is stubbed: no kernel is built.
-set -euo pipefail
-here=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KP_WORK=$tmp/.build
-# shellcheck source=../lib/common.sh
-. "$here/harness/lib/common.sh"
+# shellcheck source=harness-lib.sh
+. "$(dirname "$0")/harness-lib.sh"
 # shellcheck source=../lib/matrix.sh
 . "$here/harness/lib/matrix.sh"
 # shellcheck source=../lib/checks.sh

@@ -9,13 +9,8 @@
 # failed only on errors the arch file lists as the base's passes.  make is stubbed:
 # its "allnoconfig" writes the fragment's last value of each symbol as
 # the .config, so no kernel is configured or built.
-set -euo pipefail
-here=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KP_WORK=$tmp/.build
-# shellcheck source=../lib/common.sh
-. "$here/harness/lib/common.sh"
+# shellcheck source=harness-lib.sh
+. "$(dirname "$0")/harness-lib.sh"
 # shellcheck source=../lib/build.sh
 . "$here/harness/lib/build.sh"
 # shellcheck source=../lib/matrix.sh
