@@ -120,8 +120,9 @@ test_flavours() {
 # each), in that order, in the background, while the run checks and boots
 # the ones before them.  Much of a test boot, and of the host checks,
 # leaves a core idle; the builds get only that (SCHED_IDLE), and the test
-# command starts them all at once so that they are done before the arm64
-# guests, which ran measurably slower beside a build.  In a process group
+# command starts them all at once so that most of them are done beside the
+# x86_64 guests, which do not slow down beside a build (the arm64 ones do:
+# notes/ci-time.md).  In a process group
 # of their own, so that build_ahead_stop can end them; build_ahead_join
 # shows a kernel's steps when its turn comes.  KP_BUILD_AHEAD=0 builds each
 # kernel in its turn instead.
@@ -193,7 +194,7 @@ build_ahead_stop() {
 # per arch (and per config) running every guest suite; the tools suite,
 # when --only names it, in a boot of its own.
 run_tests() {
-	local a c i flavour results=() json only=$KP_ONLY want_tools= main=1 cache kernels=()
+	local a c k flavour results=() json only=$KP_ONLY want_tools= main=1 cache kernels=()
 	cache=$(ccache_counts)
 	# The main boot runs the suites other than tools: all of them, or
 	# those --only names.  The tools boot runs after it, unless --only
@@ -228,8 +229,8 @@ run_tests() {
 			results+=("$json")
 		done
 	fi
-	for i in "${!kernels[@]}"; do
-		read -r a flavour <<<"${kernels[i]}"
+	for k in "${kernels[@]}"; do
+		read -r a flavour <<<"$k"
 		KP_DISTRO=$flavour test_arch "$a" || true
 	done
 	build_ahead_stop
