@@ -2,7 +2,8 @@
 /*
  * Batches: register_kprobes() and unregister_kprobes(), and
  * register_kprobe() as a batch of one, patch the text for all their
- * probes in passes.  They hold kprobe_mutex for a slice of time at most
+ * probes in passes, as enable_kprobes() and disable_kprobes() do.  The
+ * registrations hold kprobe_mutex for a slice of time at most
  * (kprobe_slice_end()), so that a lone registration beside a batch of
  * thousands waits for a slice, not for the whole batch.
  */
@@ -99,29 +100,37 @@ void kprobe_arm_later(struct kprobe *p)
 }
 
 /*
- * The disarming pass of unregister_kprobes(): the entries listed are
- * still in the table, so that a CPU meeting one of their breakpoints
- * finds its owner.  Jumps come out first, then the breakpoints, then
- * the entries leave the table.
+ * Take the first @n entries of the pass out of the text: jumps first,
+ * then the breakpoints, then the ftrace sites.
  */
-void kprobe_run_disarm_pass(void)
+static void kprobe_disarm_pass_entries(int n)
 {
-	struct kprobe *entry;
-	int i, nr_brk;
+	int i, nr_brk = kprobe_pass_split(n);
 
-	lockdep_assert_held(&kprobe_mutex);
-	if (!kprobe_pass_nr)
-		return;
-	nr_brk = kprobe_pass_split(kprobe_pass_nr);
 	if (nr_brk) {
 		guard(kprobe_text)();
 		for (i = 0; i < nr_brk; i++)
 			__kprobe_opt_off(kprobe_pass[i]);
 		arch_disarm_kprobes(kprobe_pass, nr_brk);
 	}
-	if (kprobe_pass_nr > nr_brk)
-		kprobe_ftrace_disarm_batch(kprobe_pass + nr_brk,
-					   kprobe_pass_nr - nr_brk);
+	if (n > nr_brk)
+		kprobe_ftrace_disarm_batch(kprobe_pass + nr_brk, n - nr_brk);
+}
+
+/*
+ * The disarming pass of unregister_kprobes(): the entries listed are
+ * still in the table, so that a CPU meeting one of their breakpoints
+ * finds its owner, and leave it once disarmed.
+ */
+void kprobe_run_disarm_pass(void)
+{
+	struct kprobe *entry;
+	int i;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!kprobe_pass_nr)
+		return;
+	kprobe_disarm_pass_entries(kprobe_pass_nr);
 	for (i = 0; i < kprobe_pass_nr; i++) {
 		entry = kprobe_pass[i];
 		entry->flags &= ~KPROBE_FLAG_DISARM_PENDING;
@@ -139,6 +148,52 @@ void kprobe_disarm_later(struct kprobe *entry)
 	entry->flags |= KPROBE_FLAG_DISARM_PENDING;
 	kprobe_opt_off(entry);
 	kprobe_pass[kprobe_pass_nr++] = entry;
+}
+
+/*
+ * disable_kprobes(): the entries listed stay in the table, disabled.
+ * Set while the pass holds such entries, so that its end disarms them.
+ */
+static bool kprobe_pass_in_place;
+
+static void kprobe_run_disable_pass(void)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	kprobe_disarm_pass_entries(kprobe_pass_nr);
+	kprobe_pass_nr = 0;
+}
+
+/* @entry, armed, is disarmed by the pass and stays in the table. */
+void kprobe_disarm_in_place_later(struct kprobe *entry)
+{
+	if (kprobe_pass_nr == KPROBE_PASS_MAX)
+		kprobe_run_disable_pass();
+	kprobe_pass_in_place = true;
+	kprobe_pass[kprobe_pass_nr++] = entry;
+}
+
+/*
+ * enable_kprobes() and disable_kprobes() gather their entries, with
+ * kprobe_arm_later() or kprobe_disarm_in_place_later(), between these
+ * two, under one hold of kprobe_mutex.  kprobe_pass_end() runs the last
+ * pass and returns the first error of the arming passes.
+ */
+void kprobe_pass_begin(void)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	kprobe_pass_err = 0;
+	arch_kprobe_batch_begin();
+}
+
+int kprobe_pass_end(void)
+{
+	if (kprobe_pass_in_place)
+		kprobe_run_disable_pass();
+	else
+		kprobe_run_arm_pass();
+	kprobe_pass_in_place = false;
+	arch_kprobe_batch_end();
+	return kprobe_pass_err;
 }
 
 /*

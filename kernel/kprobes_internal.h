@@ -234,6 +234,9 @@ int kprobe_register_batch(struct kprobe_batch *batch, int num,
 void kprobe_arm_later(struct kprobe *p);
 void kprobe_disarm_later(struct kprobe *entry);
 void kprobe_run_disarm_pass(void);
+void kprobe_disarm_in_place_later(struct kprobe *entry);
+void kprobe_pass_begin(void);
+int kprobe_pass_end(void);
 
 /* kprobes_site.c: where a probe may go, and at what address */
 kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,

@@ -827,6 +827,66 @@ static void batch_arms_and_disarms_all(struct kunit *test)
 }
 
 /*
+ * enable_kprobes() and disable_kprobes() on breakpoints, one on every
+ * instruction, a second probe sharing the first one's address: disabled
+ * probes leave the text as it was, each enabled one fires once per call,
+ * and disabling them all puts every byte back.  A probe that is not
+ * registered is reported without holding the others back.
+ */
+static void batch_enable_disable_together(struct kunit *test)
+{
+	struct test_probe *twin, *stray;
+	struct batch_set *set;
+	int i, lo, hi, nr;
+
+	set = kunit_kzalloc(test, sizeof(*set), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	batch_set_fill(test, set);
+	nr = set->nr;
+	for (i = 0; i < nr; i++)
+		set->kps[i]->flags = KPROBE_FLAG_DISABLED;
+	KUNIT_ASSERT_EQ(test, register_kprobes(set->kps, nr), 0);
+	twin = kpt_probe_at(test, 'T', NULL, set->kps[0]->addr);
+	twin->kp.pre_handler = count_batch_hit;
+	twin->kp.flags = KPROBE_FLAG_DISABLED;
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &twin->kp), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(set->text, kprobes_test_marked, set->size), 0);
+	kprobes_test_marked(0);
+	KUNIT_EXPECT_EQ(test, batch_set_hits(set, &lo, &hi), 0);
+
+	/* The twin and a stray, never registered, join the list. */
+	KUNIT_ASSERT_LE(test, nr + 2, (int)set->size + 1);
+	stray = kpt_probe_at(test, 'S', NULL, set->kps[1]->addr);
+	stray->kp.pre_handler = count_batch_hit;
+	set->kps[nr] = &stray->kp;
+	set->kps[nr + 1] = &twin->kp;
+	KUNIT_EXPECT_EQ(test, enable_kprobes(set->kps, nr + 2), -EINVAL);
+	kprobes_test_marked(0);
+	batch_set_hits(set, &lo, &hi);
+	KUNIT_EXPECT_EQ(test, lo, 1);
+	KUNIT_EXPECT_EQ(test, hi, 1);
+	KUNIT_EXPECT_EQ(test, twin->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, stray->pre_hits, 0);
+
+	/* Half disabled: the other half and the twin still fire. */
+	KUNIT_EXPECT_EQ(test, disable_kprobes(set->kps, nr / 2), 0);
+	kprobes_test_marked(0);
+	for (i = 0; i < nr; i++)
+		KUNIT_EXPECT_EQ(test, set->tps[i]->pre_hits, i < nr / 2 ? 1 : 2);
+	KUNIT_EXPECT_EQ(test, twin->pre_hits, 2);
+
+	KUNIT_EXPECT_EQ(test, disable_kprobes(set->kps, nr + 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memcmp(set->text, kprobes_test_marked, set->size), 0);
+	kprobes_test_marked(0);
+	KUNIT_EXPECT_EQ(test, twin->pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, batch_set_hits(set, &lo, &hi), nr + nr - nr / 2);
+
+	kpt_unreg_kprobe(test, &twin->kp);
+	unregister_kprobes(set->kps, nr);
+	KUNIT_EXPECT_EQ(test, memcmp(set->text, kprobes_test_marked, set->size), 0);
+}
+
+/*
  * A batch failing in the middle leaves nothing registered and no byte of
  * the text changed; the entries before the bad one register again.
  */
@@ -931,6 +991,7 @@ static struct kunit_case kprobes_batch_cases[] = {
 	KUNIT_CASE(batch_lets_a_lone_call_in),
 	KUNIT_CASE(batch_boundaries_as_single),
 	KUNIT_CASE(batch_arms_and_disarms_all),
+	KUNIT_CASE(batch_enable_disable_together),
 	KUNIT_CASE(batch_failure_leaves_text_alone),
 	KUNIT_CASE(batch_other_function_as_single),
 	{}

@@ -382,6 +382,65 @@ static void ftrace_batch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->pre_hits, 1);
 }
 
+/*
+ * enable_kprobes() and disable_kprobes() on ftrace sites: each probe
+ * fires once enabled and not once disabled, two sharing a site; a probe
+ * that is not registered is reported and does not hold the others back.
+ */
+static void ftrace_enable_together(struct kunit *test)
+{
+	struct site_probe *a = site_probe_at(test, FTRACE_SITE_1, true);
+	struct site_probe *b = site_probe_at(test, FTRACE_SITE_2, false);
+	struct site_probe *c = site_probe_at(test, FTRACE_SITE_2, true);
+	struct site_probe *stray = site_probe_at(test, FTRACE_SITE_1, false);
+	struct kprobe *kps[] = { &a->kp, &b->kp, &stray->kp, &c->kp };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kps); i++) {
+		kps[i]->flags = KPROBE_FLAG_DISABLED;
+		if (kps[i] != &stray->kp)
+			KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, kps[i]), 0);
+	}
+	call_site_1(test);
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, a->pre_hits + b->pre_hits + c->pre_hits, 0);
+
+	KUNIT_EXPECT_EQ(test, enable_kprobes(kps, ARRAY_SIZE(kps)), -EINVAL);
+	call_site_1(test);
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, a->post_hits, 1);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, c->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, c->post_hits, 1);
+	KUNIT_EXPECT_EQ(test, stray->pre_hits, 0);
+
+	KUNIT_EXPECT_EQ(test, disable_kprobes(kps, ARRAY_SIZE(kps)), -EINVAL);
+	for (i = 0; i < ARRAY_SIZE(kps); i++) {
+		if (kps[i] != &stray->kp)
+			KUNIT_EXPECT_TRUE(test, kprobe_disabled(kps[i]));
+	}
+	call_site_1(test);
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, c->pre_hits, 1);
+	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(false));
+	KUNIT_EXPECT_NULL(test, kprobe_ftrace_only(true));
+
+	/* Enabled again, one of the pair alone keeps its site armed. */
+	KUNIT_EXPECT_EQ(test, enable_kprobes(kps, 2), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobes(kps + 3, 1), 0);
+	KUNIT_EXPECT_EQ(test, disable_kprobes(kps + 1, 1), 0);
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, c->pre_hits, 2);
+	for (i = 0; i < ARRAY_SIZE(kps); i++) {
+		if (kps[i] != &stray->kp)
+			kpt_unreg_kprobe(test, kps[i]);
+	}
+}
+
 #ifndef CONFIG_KPROBES_ON_FTRACE_DIRECT
 static void ftrace_blocker_func(unsigned long ip, unsigned long parent_ip,
 				struct ftrace_ops *ops,
@@ -399,6 +458,11 @@ static struct ftrace_ops ftrace_blocker = {
 };
 
 static struct ftrace_ops ftrace_join_blocker = {
+	.func = ftrace_blocker_func,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+static struct ftrace_ops ftrace_enable_blocker = {
 	.func = ftrace_blocker_func,
 	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
@@ -433,6 +497,47 @@ static void ftrace_batch_refused(struct kunit *test)
 	call_site_2(test);
 	KUNIT_EXPECT_EQ(test, a->pre_hits, 0);
 	KUNIT_EXPECT_EQ(test, b->pre_hits, 0);
+#endif
+}
+
+/*
+ * enable_kprobes() where ftrace refuses one site (IPMODIFY is another
+ * ftrace user's there): the error is ftrace's, the probe on the refused
+ * site is left disabled as enable_kprobe() leaves it, and the other one
+ * is armed all the same.
+ */
+static void ftrace_enable_together_refused(struct kunit *test)
+{
+#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
+	kunit_skip(test, "no IPMODIFY here; see ftrace_direct_shared");
+#else
+	struct site_probe *a = site_probe_at(test, FTRACE_SITE_1, true);
+	struct site_probe *b = site_probe_at(test, FTRACE_SITE_2, true);
+	struct kprobe *kps[] = { &a->kp, &b->kp };
+	unsigned long site2 = kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_2);
+
+	KUNIT_ASSERT_NE(test, site2, 0);
+	a->kp.flags = KPROBE_FLAG_DISABLED;
+	b->kp.flags = KPROBE_FLAG_DISABLED;
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &a->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &b->kp), 0);
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&ftrace_enable_blocker, site2, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, register_ftrace_function(&ftrace_enable_blocker), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobes(kps, ARRAY_SIZE(kps)), -EBUSY);
+	KUNIT_EXPECT_FALSE(test, kprobe_disabled(&a->kp));
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&b->kp));
+	call_site_1(test);
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, unregister_ftrace_function(&ftrace_enable_blocker), 0);
+	ftrace_free_filter(&ftrace_enable_blocker);
+	/* Nothing was left half done: b arms now that the site is free. */
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&b->kp), 0);
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
+	kpt_unreg_kprobe(test, &a->kp);
+	kpt_unreg_kprobe(test, &b->kp);
 #endif
 }
 
@@ -520,6 +625,8 @@ static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(ftrace_batch),
 	KUNIT_CASE(ftrace_batch_refused),
 	KUNIT_CASE(ftrace_join_refused_leaves_no_post_handler),
+	KUNIT_CASE(ftrace_enable_together),
+	KUNIT_CASE(ftrace_enable_together_refused),
 	{}
 };
 

@@ -603,6 +603,8 @@ void kprobe_free_init_mem(void);
 
 int disable_kprobe(struct kprobe *kp);
 int enable_kprobe(struct kprobe *kp);
+int disable_kprobes(struct kprobe **kps, int num);
+int enable_kprobes(struct kprobe **kps, int num);
 
 void dump_kprobe(struct kprobe *kp);
 
@@ -673,6 +675,16 @@ static inline int disable_kprobe(struct kprobe *kp)
 }
 
 static inline int enable_kprobe(struct kprobe *kp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int disable_kprobes(struct kprobe **kps, int num)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int enable_kprobes(struct kprobe **kps, int num)
 {
 	return -EOPNOTSUPP;
 }
