@@ -9,7 +9,11 @@
 # unloaded under them (at most 20 s, all left [GONE]) and unregistered;
 # and a bad-input table through register_kprobe() (kprobes_st_reg's
 # parameters) and kprobe events, each row checking the errno and that the
-# list is unchanged, with a kmemleak scan where the kernel has kmemleak.
+# list is unchanged, with a kmemleak scan where the kernel has kmemleak;
+# and a group of kprobe events (ftrace sites, a breakpoint, a kretprobe,
+# an event of two probes) enabled and disabled by one write to the
+# group's enable file and to set_event, each probe armed, firing and
+# disarmed when the write returns.
 # Busybox's timeout lacks --foreground, which the runner passes: the guest
 # puts a wrapper in its place.
 #
