@@ -7,7 +7,9 @@
 # returns 2i+1, for i < N), perf stat counts them over a workload, and
 # bpftrace counts the same calls and draws kptarget_ret()'s return values.
 # Every count is exact, and every probe is listed in the debugfs list while
-# it is in use and gone after.
+# it is in use and gone after.  Then many probes, as the tools make them:
+# perf probe adding and deleting 500 functions, bpftrace attaching 200
+# single kprobes, each step timed for the log.
 . /kp/lib.sh
 
 T=/tools
@@ -235,12 +237,124 @@ bt_hist_exact() {
 	expect_eq "$(bt_hist)" "$want" "@ret's buckets"
 }
 
+# Many probes, made as the tools make them, one at a time: perf probe
+# adding MANY_PERF function entries in five commands (a kprobe_events
+# write each) and deleting them in one command; bpftrace attaching single
+# kprobes (a perf_event_open() each, not kprobe_multi: the attach points
+# are named, not a wildcard) to MANY_BT functions and detaching them when
+# it exits.  Each step's time goes to the log ("# tools-time:"), for the
+# note, beside the base's run of the same suite (harness/kp test --base
+# --only tools): wall time under TCG, not the benchmark's instructions.
+MANY_PERF=500
+MANY_BT=200
+
+# Seconds since boot, to the hundredth.
+now() {
+	cut -d' ' -f1 /proc/uptime
+}
+
+took() {	# what start
+	say "# tools-time: $1: $(awk -v a="$2" -v b="$(now)" 'BEGIN { printf "%.2f s", b - a }')"
+}
+
+# The lines of standard input that FILE has too.
+in_file() {
+	awk 'NR == FNR { a[$0]; next } $0 in a' "$1" -
+}
+
+# MANY_PERF + MANY_BT functions for the many-probe rounds: entries ftrace
+# lists, each once by name in kallsyms (perf and bpftrace refuse or
+# multiply the others), spread over the list, that a kprobe event takes.
+many_pick() {
+	awk '$2 ~ /^[tT]$/ && NF == 3 { n[$3]++ } END { for (s in n) if (n[s] == 1) print s }' \
+		/proc/kallsyms | sort >/tmp/many-unique
+	grep -v ' \[' /sys/kernel/tracing/available_filter_functions | grep -v '\.' |
+		sort -u | in_file /tmp/many-unique >/tmp/many-all
+	want=$((MANY_PERF + MANY_BT))
+	step=$(($(wc -l </tmp/many-all) / (want * 2)))
+	[ "$step" -ge 1 ] || step=1
+	: >/tmp/many
+	awk -v s="$step" 'NR % s == 0' /tmp/many-all | while read -r f; do
+		echo "p:kpmany/v $f" >>/sys/kernel/tracing/kprobe_events 2>/dev/null || continue
+		echo "-:kpmany/v" >>/sys/kernel/tracing/kprobe_events
+		echo "$f" >>/tmp/many
+		[ "$(wc -l </tmp/many)" -lt "$want" ] || break
+	done
+	expect_eq "$(wc -l </tmp/many)" "$want" "functions picked for the many-probe rounds" || return 1
+	head -n $MANY_PERF /tmp/many >/tmp/many-perf
+	tail -n $MANY_BT /tmp/many >/tmp/many-bt
+}
+
+# count_listed TYPE FILE: lines of the debugfs list of TYPE (k or r) at
+# the entry of a function named in FILE.
+count_listed() {
+	sed -n "s/^[0-9a-f]*  $1  \([^+]*\)+0x[0-9a-f]*.*/\1/p" $LIST | sort -u |
+		in_file "$2" | wc -l
+}
+
+# perf probe takes at most 128 probes per command: 100 each.
+perf_many_add() {
+	t=$(now)
+	for i in 1 2 3 4 5; do
+		args=$(sed -n "$(((i - 1) * 100 + 1)),$((i * 100))s/^/-a /p" /tmp/many-perf | tr '\n' ' ')
+		# shellcheck disable=SC2086
+		tools perf probe -q $args || fail "perf probe -a of functions $(((i - 1) * 100 + 1))-$((i * 100)) failed" ||
+			return 1
+	done
+	took "perf probe -a, $MANY_PERF functions in 5 commands" "$t"
+	expect_eq "$(count_listed k /tmp/many-perf)" $MANY_PERF "kprobes listed on those functions"
+}
+
+perf_many_del() {
+	t=$(now)
+	tools perf probe -q -d 'probe:*' || fail "perf probe -d 'probe:*' failed" || return 1
+	took "perf probe -d, the $MANY_PERF" "$t"
+	expect_eq "$(count_listed k /tmp/many-perf)" 0 "kprobes listed on those functions"
+}
+
+BT_MANY_OUT=/tmp/bpftrace-many.out
+bt_many() {
+	prog="$(sed 's/^/kprobe:/' /tmp/many-bt | tr '\n' ',' | sed 's/,$//') { @n = count(); }"
+	rm -f $T/tmp/bt-attached $T/tmp/bt-go
+	echo "touch /tmp/bt-attached; while [ ! -e /tmp/bt-go ]; do sleep 1; done" >$T/tmp/bt-many.sh
+	tools bpftrace -e "$prog" -c "/kp-bin/busybox sh /tmp/bt-many.sh" >$BT_MANY_OUT 2>&1 &
+	pid=$!
+	t0=$(now)
+	# bpftrace prints its "Attaching" line once compiled, then attaches.
+	while ! grep -q '^Attaching' $BT_MANY_OUT && kill -0 $pid 2>/dev/null; do
+		usleep 100000
+	done
+	t=$(now)
+	took "bpftrace, compiling $MANY_BT kprobe attach points" "$t0"
+	while [ ! -e $T/tmp/bt-attached ] && kill -0 $pid 2>/dev/null &&
+		[ "$(awk -v a="$t0" -v b="$(now)" 'BEGIN { print int(b - a) }')" -lt $BT_START ]; do
+		usleep 100000
+	done
+	[ -e $T/tmp/bt-attached ] || { kill -9 $pid; fail "bpftrace did not attach: $(cat $BT_MANY_OUT)"; return 1; }
+	took "bpftrace attaching $MANY_BT single kprobes" "$t"
+	ok=1
+	expect_eq "$(count_listed k /tmp/many-bt)" $MANY_BT "kprobes listed on those functions while bpftrace runs" ||
+		ok=
+	t=$(now)
+	touch $T/tmp/bt-go
+	i=0
+	while kill -0 $pid 2>/dev/null && [ $i -lt 1200 ]; do
+		usleep 100000
+		i=$((i + 1))
+	done
+	kill -0 $pid 2>/dev/null && { kill -9 $pid; fail "bpftrace did not exit"; return 1; }
+	took "bpftrace detaching $MANY_BT single kprobes and exiting" "$t"
+	wait $pid || fail "bpftrace exited with status $?: $(cat $BT_MANY_OUT)" || return 1
+	grep -q "^Attaching $MANY_BT probes" $BT_MANY_OUT || fail "bpftrace said: $(cat $BT_MANY_OUT)" || return 1
+	expect_eq "$(count_listed k /tmp/many-bt)" 0 "kprobes listed on those functions after bpftrace" && [ -n "$ok" ]
+}
+
 LIST_BEFORE=
 list_as_before() {
 	expect_eq "$(cat $LIST)" "$LIST_BEFORE" "the list after the tools ran"
 }
 
-tap_begin tools 20
+tap_begin tools 24
 check "perf and bpftrace run from the Debian rootfs" setup
 LIST_BEFORE=$(cat $LIST)
 check "perf probe --add ksys_sync" perf_add --add ksys_sync
@@ -273,6 +387,10 @@ check "bpftrace: its command (-c) ends, it prints its maps and exits" bt_stop
 check "bpftrace: count maps: $SYNCS ksys_sync, $CALLS kptarget_func" \
 	eval 'expect_eq "$(bt_scalar sync)" $SYNCS @sync && expect_eq "$(bt_scalar func)" $CALLS @func'
 check "bpftrace: kretprobe retval histogram of kptarget_ret is exact" bt_hist_exact
+check "$((MANY_PERF + MANY_BT)) functions picked that a kprobe event takes" many_pick
+check "perf probe -a of $MANY_PERF functions, 100 per command: each listed" perf_many_add
+check "perf probe -d of them: none listed" perf_many_del
+check "bpftrace: $MANY_BT single kprobes attached, listed, and gone after it exits" bt_many
 check "kprobes/list: as it was before the tools ran" list_as_before
 
 # For the record: what the tools printed.
