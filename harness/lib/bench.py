@@ -48,6 +48,7 @@ ROWS = [
     ('events', 'unregister_us', 'removed, one write() each, ms'),
     ('eventsw', 'register_us', 'the same 2000 in one write(), ms'),
     ('eventsw', 'enable_us', 'their group enabled, ms'),
+    ('eventsw', 'disable_us', 'their group disabled, ms'),
     ('eventsw', 'unregister_us', 'removed at once (kprobe_events truncated), ms'),
     ('pmu', 'register_us', '1000 kprobe PMU events, opened one by one, ms'),
     ('pmu', 'unregister_us', 'closed one by one, ms'),
