@@ -715,6 +715,12 @@ static void opt_post_handler_unoptimizes(struct kunit *test)
  * A probe joining it makes the aggregate, which is optimized once the
  * post_handler's probe leaves.
  */
+static struct kprobe *kpo_table_entry(void *addr)
+{
+	guard(rcu)();
+	return get_kprobe(addr);
+}
+
 static void opt_post_handler_alone_unwrapped(struct kunit *test)
 {
 	struct kpo_probe a, b;
@@ -722,7 +728,7 @@ static void opt_post_handler_alone_unwrapped(struct kunit *test)
 	kpo_probe_init(&b, KPO_PLAIN, true);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&b.kp), 0);
 	wait_for_kprobe_optimizer();
-	KUNIT_EXPECT_PTR_EQ(test, get_kprobe(b.kp.addr), &b.kp);
+	KUNIT_EXPECT_PTR_EQ(test, kpo_table_entry(b.kp.addr), &b.kp);
 	KUNIT_EXPECT_EQ(test, kprobe_opt_state_of(&b.kp), KPROBE_OPT_NONE);
 	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
 	KUNIT_EXPECT_EQ(test, b.hits, 1);
@@ -730,7 +736,7 @@ static void opt_post_handler_alone_unwrapped(struct kunit *test)
 
 	kpo_probe_init(&a, KPO_PLAIN, false);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
-	KUNIT_EXPECT_PTR_NE(test, get_kprobe(a.kp.addr), &b.kp);
+	KUNIT_EXPECT_PTR_NE(test, kpo_table_entry(a.kp.addr), &b.kp);
 	kpo_expect_state(test, &a.kp, KPROBE_OPT_IDLE);
 	KUNIT_EXPECT_EQ(test, kpo_plain(1), 8u);
 	KUNIT_EXPECT_EQ(test, a.hits, 1);
