@@ -33,6 +33,7 @@
 #include <linux/ftrace.h>
 #include <linux/irq_work.h>
 #include <linux/kprobes.h>
+#include <linux/lockdep.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
@@ -94,6 +95,7 @@ static void notrace kprobe_ftrace_redirect(unsigned long ip,
 					   struct ftrace_regs *fregs)
 {
 	unsigned long tramp = (unsigned long)arch_kprobe_ftrace_caller;
+	unsigned long foreign;
 	struct kprobe *p;
 	int bit = -1;
 
@@ -108,7 +110,19 @@ static void notrace kprobe_ftrace_redirect(unsigned long ip,
 	} else {
 		preempt_disable_notrace();
 	}
-	if (likely(!ftrace_find_rec_direct(ip))) {
+	/*
+	 * The site may be inside local_bh_disable(), where lockdep's record
+	 * of the softirq state trails the CPU's and any question to lockdep
+	 * warns and turns it off.  ftrace's lookup asks it whether this is
+	 * an RCU-sched reader (it is: preemption is off), so it runs with
+	 * lockdep off.
+	 */
+	if (IS_ENABLED(CONFIG_PROVE_RCU))
+		lockdep_off();
+	foreign = ftrace_find_rec_direct(ip);
+	if (IS_ENABLED(CONFIG_PROVE_RCU))
+		lockdep_on();
+	if (likely(!foreign)) {
 		arch_ftrace_set_direct_caller(fregs, tramp);
 	} else {
 		/* Another's trampoline took the site: the probe must move. */
