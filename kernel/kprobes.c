@@ -827,7 +827,7 @@ EXPORT_SYMBOL_GPL(enable_kprobes);
  * Set @kp's disabled flag, and its entry's if @kp was the last of the
  * entry's probes enabled.  Returns the entry if it is armed and must now
  * be disarmed, NULL if nothing is to be disarmed, or an ERR_PTR.  The
- * entry's own flag is left to the caller, set once it is disarmed.
+ * entry's own flag is then left to the caller.
  */
 static struct kprobe *kprobe_disable_flags(struct kprobe *kp)
 {
@@ -912,7 +912,7 @@ int disable_kprobes(struct kprobe **kps, int num)
 		entry->flags |= KPROBE_FLAG_DISABLED;
 		kprobe_disarm_in_place_later(entry);
 	}
-	kprobe_pass_end();
+	kprobe_disable_pass_end();
 	return ret;
 }
 EXPORT_SYMBOL_GPL(disable_kprobes);

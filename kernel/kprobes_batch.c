@@ -151,11 +151,9 @@ void kprobe_disarm_later(struct kprobe *entry)
 }
 
 /*
- * disable_kprobes(): the entries listed stay in the table, disabled.
- * Set while the pass holds such entries, so that its end disarms them.
+ * The disarming pass of disable_kprobes(): the entries listed stay in
+ * the table, disabled.
  */
-static bool kprobe_pass_in_place;
-
 static void kprobe_run_disable_pass(void)
 {
 	lockdep_assert_held(&kprobe_mutex);
@@ -168,15 +166,16 @@ void kprobe_disarm_in_place_later(struct kprobe *entry)
 {
 	if (kprobe_pass_nr == KPROBE_PASS_MAX)
 		kprobe_run_disable_pass();
-	kprobe_pass_in_place = true;
 	kprobe_pass[kprobe_pass_nr++] = entry;
 }
 
 /*
- * enable_kprobes() and disable_kprobes() gather their entries, with
- * kprobe_arm_later() or kprobe_disarm_in_place_later(), between these
- * two, under one hold of kprobe_mutex.  kprobe_pass_end() runs the last
- * pass and returns the first error of the arming passes.
+ * A registration slice and enable_kprobes() gather their entries with
+ * kprobe_arm_later() between kprobe_pass_begin() and kprobe_pass_end(),
+ * which arms what is left and returns the first error of the arming
+ * passes; disable_kprobes() gathers its own with
+ * kprobe_disarm_in_place_later() and ends with kprobe_disable_pass_end().
+ * All under one hold of kprobe_mutex.
  */
 void kprobe_pass_begin(void)
 {
@@ -187,13 +186,15 @@ void kprobe_pass_begin(void)
 
 int kprobe_pass_end(void)
 {
-	if (kprobe_pass_in_place)
-		kprobe_run_disable_pass();
-	else
-		kprobe_run_arm_pass();
-	kprobe_pass_in_place = false;
+	kprobe_run_arm_pass();
 	arch_kprobe_batch_end();
 	return kprobe_pass_err;
+}
+
+void kprobe_disable_pass_end(void)
+{
+	kprobe_run_disable_pass();
+	arch_kprobe_batch_end();
 }
 
 /*
@@ -235,28 +236,24 @@ static int kprobe_register_slice(struct kprobe_batch *batch, int num,
 				 int *next)
 {
 	unsigned long end = kprobe_slice_end();
-	int ret;
+	int ret, err;
 
 	guard(kprobe_slice)();
-	kprobe_pass_err = 0;
 	/* One probe too: its several questions about its symbol. */
 	kprobe_sym_own(true);
-	arch_kprobe_batch_begin();
+	kprobe_pass_begin();
 	kprobe_batching = num > 1;
 	do {
 		ret = batch->reg(batch, *next);
 		if (!ret)
 			(*next)++;
 	} while (!ret && *next < num && !kprobe_slice_over(end));
-	/* Also after a failure: the caller unregisters them as usual. */
-	kprobe_run_arm_pass();
-	/* An ftrace site refused: the batch fails, all of it registered. */
-	if (!ret)
-		ret = kprobe_pass_err;
 	kprobe_batching = false;
-	arch_kprobe_batch_end();
+	/* Also after a failure: the caller unregisters them as usual. */
+	err = kprobe_pass_end();
 	kprobe_sym_own(false);
-	return ret;
+	/* An ftrace site refused: the batch fails, all of it registered. */
+	return ret ?: err;
 }
 
 /*

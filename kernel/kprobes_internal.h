@@ -237,6 +237,7 @@ void kprobe_run_disarm_pass(void);
 void kprobe_disarm_in_place_later(struct kprobe *entry);
 void kprobe_pass_begin(void);
 int kprobe_pass_end(void);
+void kprobe_disable_pass_end(void);
 
 /* kprobes_site.c: where a probe may go, and at what address */
 kprobe_opcode_t *kprobe_resolve(kprobe_opcode_t *addr, const char *sym,
