@@ -466,6 +466,21 @@ static struct ftrace_ops ftrace_enable_blocker = {
 	.func = ftrace_blocker_func,
 	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
+
+/* @ops takes IPMODIFY at @site, so that ftrace refuses a probe there. */
+static void ftrace_block(struct kunit *test, struct ftrace_ops *ops,
+			 unsigned long site)
+{
+	KUNIT_ASSERT_NE(test, site, 0);
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(ops, site, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, register_ftrace_function(ops), 0);
+}
+
+static void ftrace_unblock(struct kunit *test, struct ftrace_ops *ops)
+{
+	KUNIT_EXPECT_EQ(test, unregister_ftrace_function(ops), 0);
+	ftrace_free_filter(ops);
+}
 #endif
 
 /*
@@ -485,12 +500,9 @@ static void ftrace_batch_refused(struct kunit *test)
 	unsigned long site1 = kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_1);
 	unsigned long site2 = kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_2);
 
-	KUNIT_ASSERT_NE(test, site2, 0);
-	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&ftrace_blocker, site2, 0, 0), 0);
-	KUNIT_ASSERT_EQ(test, register_ftrace_function(&ftrace_blocker), 0);
+	ftrace_block(test, &ftrace_blocker, site2);
 	kpt_expect_batch_refused(test, kps, ARRAY_SIZE(kps), -EBUSY);
-	KUNIT_EXPECT_EQ(test, unregister_ftrace_function(&ftrace_blocker), 0);
-	ftrace_free_filter(&ftrace_blocker);
+	ftrace_unblock(test, &ftrace_blocker);
 	KUNIT_EXPECT_NULL(test, table_entry((void *)site1));
 	KUNIT_EXPECT_NULL(test, table_entry((void *)site2));
 	call_site_1(test);
@@ -516,13 +528,11 @@ static void ftrace_enable_together_refused(struct kunit *test)
 	struct kprobe *kps[] = { &a->kp, &b->kp };
 	unsigned long site2 = kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_2);
 
-	KUNIT_ASSERT_NE(test, site2, 0);
 	a->kp.flags = KPROBE_FLAG_DISABLED;
 	b->kp.flags = KPROBE_FLAG_DISABLED;
 	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &a->kp), 0);
 	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &b->kp), 0);
-	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&ftrace_enable_blocker, site2, 0, 0), 0);
-	KUNIT_ASSERT_EQ(test, register_ftrace_function(&ftrace_enable_blocker), 0);
+	ftrace_block(test, &ftrace_enable_blocker, site2);
 	KUNIT_EXPECT_EQ(test, enable_kprobes(kps, ARRAY_SIZE(kps)), -EBUSY);
 	KUNIT_EXPECT_FALSE(test, kprobe_disabled(&a->kp));
 	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&b->kp));
@@ -530,8 +540,7 @@ static void ftrace_enable_together_refused(struct kunit *test)
 	call_site_2(test);
 	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
 	KUNIT_EXPECT_EQ(test, b->pre_hits, 0);
-	KUNIT_EXPECT_EQ(test, unregister_ftrace_function(&ftrace_enable_blocker), 0);
-	ftrace_free_filter(&ftrace_enable_blocker);
+	ftrace_unblock(test, &ftrace_enable_blocker);
 	/* Nothing was left half done: b arms now that the site is free. */
 	KUNIT_EXPECT_EQ(test, enable_kprobe(&b->kp), 0);
 	call_site_2(test);
@@ -558,11 +567,9 @@ static void ftrace_join_refused_leaves_no_post_handler(struct kunit *test)
 	unsigned long site1 = kprobe_ftrace_site_of_func((unsigned long)FTRACE_SITE_1);
 	struct kprobe *entry;
 
-	KUNIT_ASSERT_NE(test, site1, 0);
 	a->kp.flags = KPROBE_FLAG_DISABLED;
 	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &a->kp), 0);
-	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&ftrace_join_blocker, site1, 0, 0), 0);
-	KUNIT_ASSERT_EQ(test, register_ftrace_function(&ftrace_join_blocker), 0);
+	ftrace_block(test, &ftrace_join_blocker, site1);
 	kpt_expect_refused(test, &b->kp, -EBUSY);
 	entry = table_entry((void *)site1);
 	KUNIT_EXPECT_NOT_NULL(test, entry);
@@ -573,8 +580,7 @@ static void ftrace_join_refused_leaves_no_post_handler(struct kunit *test)
 	call_site_1(test);
 	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
 	KUNIT_EXPECT_EQ(test, b->pre_hits, 0);
-	KUNIT_EXPECT_EQ(test, unregister_ftrace_function(&ftrace_join_blocker), 0);
-	ftrace_free_filter(&ftrace_join_blocker);
+	ftrace_unblock(test, &ftrace_join_blocker);
 	kpt_unreg_kprobe(test, &a->kp);
 #endif
 }
