@@ -709,18 +709,19 @@ static void opt_post_handler_unoptimizes(struct kunit *test)
 	unregister_kprobe(&a.kp);
 }
 
-/*
- * A probe with a post_handler, registered alone, stays a lone table entry:
- * it could never be optimized, and a wrapper would cost each hit a walk.
- * A probe joining it makes the aggregate, which is optimized once the
- * post_handler's probe leaves.
- */
+/* The table entry at @addr, looked up as a reader of the table. */
 static struct kprobe *kpo_table_entry(void *addr)
 {
 	guard(rcu)();
 	return get_kprobe(addr);
 }
 
+/*
+ * A probe with a post_handler, registered alone, stays a lone table entry:
+ * it could never be optimized, and a wrapper would cost each hit a walk.
+ * A probe joining it makes the aggregate, which is optimized once the
+ * post_handler's probe leaves.
+ */
 static void opt_post_handler_alone_unwrapped(struct kunit *test)
 {
 	struct kpo_probe a, b;
