@@ -201,20 +201,26 @@ bt_listed() {
 		listed kptarget_ret r enabled
 }
 
+# bt_exits PID OUT: bpftrace, its command let go, exits within 120 s and
+# with status 0; OUT, its output, says why not.
+bt_exits() {
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ $i -lt 1200 ]; do
+		usleep 100000
+		i=$((i + 1))
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -9 "$1"
+		fail "bpftrace still running 120s after its command was let go: $(cat "$2")"
+		return 1
+	fi
+	wait "$1" || fail "bpftrace exited with status $?: $(cat "$2")"
+}
+
 # Let the workload go; bpftrace ends with it.
 bt_stop() {
 	touch $T/tmp/bt-go
-	i=0
-	while kill -0 $bt_pid 2>/dev/null && [ $i -lt 120 ]; do
-		sleep 1
-		i=$((i + 1))
-	done
-	if kill -0 $bt_pid 2>/dev/null; then
-		kill -9 $bt_pid
-		fail "bpftrace still running 120s after its command was let go: $(cat $BT_OUT)"
-		return 1
-	fi
-	wait $bt_pid || fail "bpftrace exited with status $?: $(cat $BT_OUT)" || return 1
+	bt_exits $bt_pid $BT_OUT || return 1
 	bt_pid=
 	cat $BT_OUT
 }
@@ -337,14 +343,8 @@ bt_many() {
 		ok=
 	t=$(now)
 	touch $T/tmp/bt-go
-	i=0
-	while kill -0 $pid 2>/dev/null && [ $i -lt 1200 ]; do
-		usleep 100000
-		i=$((i + 1))
-	done
-	kill -0 $pid 2>/dev/null && { kill -9 $pid; fail "bpftrace did not exit"; return 1; }
+	bt_exits $pid $BT_MANY_OUT || return 1
 	took "bpftrace detaching $MANY_BT single kprobes and exiting" "$t"
-	wait $pid || fail "bpftrace exited with status $?: $(cat $BT_MANY_OUT)" || return 1
 	grep -q "^Attaching $MANY_BT probes" $BT_MANY_OUT || fail "bpftrace said: $(cat $BT_MANY_OUT)" || return 1
 	expect_eq "$(count_listed k /tmp/many-bt)" 0 "kprobes listed on those functions after bpftrace" && [ -n "$ok" ]
 }
