@@ -133,10 +133,11 @@ extern struct kprobe kprobe_busy_marker;
 /* kprobes.c */
 bool kprobe_is_aggr(struct kprobe *p);
 struct hlist_head *kprobe_list_bucket(unsigned int idx);
-int kprobe_arm_all(void);
-int kprobe_disarm_all(void);
+struct kprobe *kprobe_owner(struct kprobe *p);
 bool kprobe_is_registered(struct kprobe *p);
 bool kprobe_should_be_armed(struct kprobe *entry);
+bool kprobe_aggr_all_disabled(struct kprobe *agg);
+int kprobe_arm(struct kprobe *entry);
 int kprobe_disarm(struct kprobe *entry);
 int __register_kprobe(struct kprobe *p);
 void kprobe_make_optimizable(struct kprobe *entry);
@@ -159,6 +160,10 @@ struct kprobe_unhooked {
 void kprobe_unhooked_init(struct kprobe_unhooked *r);
 void kprobe_unhooked_add(struct kprobe_unhooked *r, struct kprobe *entry);
 struct kprobe *kprobe_unhooked_pop(struct kprobe_unhooked *r);
+
+/* kprobes_enable.c */
+int kprobe_arm_all(void);
+int kprobe_disarm_all(void);
 
 /* kprobes_text_gone.c */
 extern struct hlist_head kprobe_gone_list;
