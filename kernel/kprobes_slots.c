@@ -306,6 +306,7 @@ int kprobe_cache_get_kallsym(struct kprobe_insn_cache *c, unsigned int *symnum,
 	}
 	return -ERANGE;
 }
+EXPORT_SYMBOL_IF_KUNIT(kprobe_cache_get_kallsym);
 
 /**
  * alloc_insn_page() - allocate one executable page for instruction slots

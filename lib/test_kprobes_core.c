@@ -494,6 +494,79 @@ static void insn_slot_dirty_reclaimed(struct kunit *test)
 #endif
 }
 
+#ifdef __ARCH_WANT_KPROBES_INSN_SLOT
+/* The pages of the insn cache, as kallsyms sees them; *@first: the first. */
+static unsigned int insn_slot_pages(unsigned long *first)
+{
+	char sym[KSYM_NAME_LEN], type;
+	unsigned int n = 0, symnum;
+	unsigned long addr;
+
+	*first = 0;
+	for (;;) {
+		symnum = n;
+		if (kprobe_cache_get_kallsym(&kprobe_insn_slots, &symnum, &addr,
+					     &type, sym))
+			return n;
+		if (!n)
+			*first = addr;
+		n++;
+	}
+}
+#endif
+
+/*
+ * The last page without a busy slot is kept: a lone slot taken and given
+ * back in a loop, as a tool adding and removing one probe does, comes from
+ * the same page every time, and no page is allocated or freed meanwhile.
+ * Every free slot of the pages there are is taken first, so that the
+ * test's slot comes from a page of its own.
+ */
+#define INSN_SLOT_FILL_MAX	4096
+
+static void insn_slot_page_kept(struct kunit *test)
+{
+#ifdef __ARCH_WANT_KPROBES_INSN_SLOT
+	unsigned int pages, nr_fill = 0, i;
+	kprobe_opcode_t **fill, *slot;
+	unsigned long page, first;
+	int round;
+
+	fill = kunit_kcalloc(test, INSN_SLOT_FILL_MAX, sizeof(*fill), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fill);
+	pages = insn_slot_pages(&first);
+	for (;;) {
+		slot = get_insn_slot();
+		if (!slot || insn_slot_pages(&first) > pages ||
+		    nr_fill == INSN_SLOT_FILL_MAX)
+			break;
+		fill[nr_fill++] = slot;
+	}
+	KUNIT_ASSERT_NOT_NULL(test, slot);
+	KUNIT_ASSERT_LT_MSG(test, nr_fill, INSN_SLOT_FILL_MAX,
+			    "no new page after %d slots", nr_fill);
+	page = (unsigned long)slot & PAGE_MASK;
+	pages++;
+	for (round = 0; round < 5; round++) {
+		free_insn_slot(slot, 0);
+		KUNIT_EXPECT_EQ_MSG(test, insn_slot_pages(&first), pages,
+				    "pages once the slot is back, round %d", round);
+		KUNIT_EXPECT_TRUE_MSG(test, __is_insn_slot_addr(&kprobe_insn_slots, page),
+				      "the idle page was freed, round %d", round);
+		slot = get_insn_slot();
+		KUNIT_ASSERT_NOT_NULL(test, slot);
+		KUNIT_EXPECT_EQ_MSG(test, (unsigned long)slot & PAGE_MASK, page,
+				    "the slot came from another page, round %d",
+				    round);
+	}
+	free_insn_slot(slot, 0);
+	for (i = 0; i < nr_fill; i++)
+		free_insn_slot(fill[i], 0);
+#else
+	kunit_skip(test, "no instruction slots on this arch");
+#endif
+}
+
 /* What runs in probe context; the API itself may be probed. */
 static const struct symbol_case own_code_cases[] = {
 	{ "get_kprobe", "get_kprobe" },
@@ -1377,6 +1450,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(reject_blacklisted_address),
 	KUNIT_CASE(blacklist_area_has_no_gap),
 	KUNIT_CASE(insn_slot_dirty_reclaimed),
+	KUNIT_CASE(insn_slot_page_kept),
 	KUNIT_CASE_PARAM(reject_kprobes_code, own_code_gen_params),
 	KUNIT_CASE_PARAM(reject_noinstr, noinstr_gen_params),
 	KUNIT_CASE(reject_registered_again),
