@@ -17,6 +17,19 @@ ADDR='[0-9a-f]{8,16}'
 # ftrace, or a breakpoint the arch's optimizer jump-optimized (arm).
 ENTRY_FLAG='(\[FTRACE\]|\[OPTIMIZED\])?'
 
+# kst_entry_flags FUNC: the flags of a probe at FUNC's entry, where FUNC
+# is an ftrace site: x86 puts it on ftrace ([FTRACE]); others may, or
+# optimize the breakpoint (arm).  A function without an ftrace site (or a
+# kernel without the function tracer) shows no flag.
+kst_entry_flags() {
+	awk -v f="$1" '$1 == f { found = 1 } END { exit !found }' \
+		"$TRACING/available_filter_functions" 2>/dev/null || return 0
+	case $(uname -m) in
+	x86_64 | i?86) echo '\[FTRACE\]' ;;
+	*) echo "$ENTRY_FLAG" ;;
+	esac
+}
+
 kst_log() {
 	echo "# $*"
 }
