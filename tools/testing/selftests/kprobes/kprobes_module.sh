@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Probes on a module's text across unload and reload: kprobe events follow
-# the module, a probe registered by another module is [GONE] once its
-# target leaves and unregisters cleanly, and a probe set before loading
-# catches the module's init function.
+# the module, a kretprobe and a disabled probe with them; every probe on it
+# is [GONE] once it leaves, stays so when all probes are armed again, and
+# unregisters cleanly; an optimized probe's place takes a new probe after a
+# reload; and a probe set before loading catches the module's init
+# function.
 KST_DIR=$(dirname "$0")
 . "$KST_DIR/kprobes_lib.sh"
 
@@ -39,7 +41,7 @@ event_on_module() {
 	ev="p:kst/mfunc $MOD:$(at_entry $FUNC "$AT")"
 	kst_expect OK "$(kst_event "$ev")" "$ev" &&
 		kst_event_enable kst/mfunc 1 &&
-		kst_listed "$ADDR  k  $FUNC\+$OFF  $MOD $ENTRY_FLAG" &&
+		kst_listed "$ADDR  k  $FUNC\+$OFF  $MOD $(kst_entry_flags $FUNC)" &&
 		calls_hit mfunc
 }
 
@@ -48,6 +50,8 @@ second_probe_aggregates() {
 		"registering a kprobe on $FUNC" || return 1
 	n=$(grep -cE "  $FUNC\+$OFF  $MOD " $LIST)
 	kst_expect 2 "$n" "lines for $FUNC in the list" || return 1
+	# Where the function's entry probes are, for when the module is gone.
+	FADDR=$(grep -E "  $FUNC\+$OFF  $MOD " $LIST | head -n 1 | cut -d' ' -f1)
 	h=$(kst_param kprobes_st_reg hits)
 	kst_trigger 1
 	kst_expect $((h + 1)) "$(kst_param kprobes_st_reg hits)" "hits of the registered kprobe" &&
@@ -60,22 +64,103 @@ gone_lines() {
 	grep -cE "^$FADDR  k  .*\[GONE\]" $LIST
 }
 
+# A kretprobe goes on a function's first instruction only; where the
+# module's functions begin with mips's long ftrace call, none can go.
+no_kretprobe_here() {
+	[ "${AT:-0}" != 0 ]
+}
+
+kretprobe_on_module() {
+	ev="r:kst/mret $MOD:$FUNC"
+	kst_expect OK "$(kst_event "$ev")" "$ev" &&
+		kst_event_enable kst/mret 1 &&
+		kst_listed "$ADDR  r  $FUNC\+$OFF  $MOD $(kst_entry_flags $FUNC)" &&
+		calls_hit mret
+}
+
+# The first offset past the entry where a defined event's probe is a
+# breakpoint ([DISABLED] alone): on arm64 the entry is a word or two in,
+# on the ftrace site, which is not the body.
+disabled_probe_on_module() {
+	off=$((${AT:-0} + 1))
+	while off=$(kst_body_offset "$MOD:$FUNC" $off); do
+		kst_event "p:kst/moff $MOD:$FUNC+$off" >/dev/null
+		grep -qE "^$ADDR  k  $FUNC\+0x$(printf %x "$off")  $MOD \[DISABLED\]\$" $LIST &&
+			break
+		kst_event_drop kst/moff
+		off=$((off + 1))
+	done
+	if [ -z "$off" ]; then
+		kst_log "no offset of $FUNC past its entry takes a breakpoint"
+		return 1
+	fi
+	MOFF_HEX=$(printf %x "$off")
+	h=$(kst_event_hits moff)
+	kst_trigger 3
+	kst_expect "$h" "$(kst_event_hits moff)" "hits of the disabled kst/moff"
+}
+
+# The lines of every probe on the module, by address, before it goes.
+MOD_LINES=
+# With the module gone, a line names no symbol: %pS prints the address
+# (without its leading zeros, which s390's addresses have), and the flags
+# are [GONE] and the [FTRACE] the probe had; [DISABLED] and [OPTIMIZED]
+# are dropped.
+gone_line_of() {
+	a=${1%% *}
+	type=$(echo "$1" | cut -d' ' -f3)
+	flags='\[GONE\]'
+	case $1 in
+	*'[FTRACE]'*) flags='\[GONE\]\[FTRACE\]' ;;
+	esac
+	echo "$a  $type  0x${a#"${a%%[1-9a-f]*}"} $flags"
+}
+
 unload_marks_gone() {
-	FADDR=$(grep -E "  $FUNC\+$OFF  $MOD " $LIST | head -n 1 | cut -d' ' -f1)
+	MOD_LINES=$(grep -E "^$ADDR  [kr]  [^ ]+  $MOD " $LIST)
 	rmmod $MOD || return 1
 	kst_expect 2 "$(gone_lines)" "[GONE] lines at $FADDR, where $FUNC was" ||
 		{ sed 's/^/#   /' $LIST; return 1; }
+	echo "$MOD_LINES" | while read -r line; do
+		kst_listed "$(gone_line_of "$line")" || exit 1
+	done || return 1
 	if ! grep -q "kst/mfunc" "$EVENTS"; then
 		kst_log "the event went away with the module"
 		return 1
 	fi
 }
 
+# The [GONE] lines, and the hits and misses of the events.
+gone_state() {
+	grep -F '[GONE]' $LIST | sort
+	awk '$1 == "mfunc" || $1 == "mret" || $1 == "moff" { print $1, $2, $3 }' \
+		"$TRACING/kprobe_profile"
+}
+
+# Arming every probe again must leave the gone ones alone: their text is
+# freed, so patching it, or failing the write, would be a bug.
+gone_stay_gone_when_all_rearmed() {
+	before=$(gone_state)
+	r=$(kst_try write $KNOB 0)
+	kst_expect OK "$r" "writing 0 to $KNOB with probes [GONE]" || return 1
+	r=$(kst_try write $KNOB 1)
+	kst_expect OK "$r" "writing 1 to $KNOB with probes [GONE]" || return 1
+	[ "$(gone_state)" = "$before" ] && return 0
+	kst_log "the gone probes' lines or counts changed:"
+	gone_state | sed 's/^/#   /'
+	return 1
+}
+
 reload_rearms_event() {
 	kst_load_target || return 1
-	kst_listed "$ADDR  k  $FUNC\+$OFF  $MOD $ENTRY_FLAG" || return 1
+	kst_listed "$ADDR  k  $FUNC\+$OFF  $MOD $(kst_entry_flags $FUNC)" || return 1
 	kst_expect 1 "$(gone_lines)" "[GONE] lines at $FADDR after the reload" || return 1
-	calls_hit mfunc
+	calls_hit mfunc || return 1
+	if grep -q 'kst/mret' "$EVENTS"; then
+		calls_hit mret || return 1
+	fi
+	kst_listed "$ADDR  k  $FUNC\+0x$MOFF_HEX  $MOD \[DISABLED\]" || return 1
+	kst_expect 0 "$(kst_event_hits moff)" "hits of the disabled kst/moff"
 }
 
 gone_probe_unregisters() {
@@ -132,7 +217,69 @@ init_text_probe() {
 	return 1
 }
 
+# powerpc optimizes a probe only within a branch's 32 MB of its detour
+# buffer, which is in the kernel's own text: module text never is.
+kst_module_text_optimizable() {
+	case $(uname -m) in
+	ppc64*) return 1 ;;
+	esac
+	return 0
+}
+
+optimized() {
+	grep -qE "^$ADDR  k  $FUNC\+0x$OPT_HEX  $MOD .*\[OPTIMIZED\]" $LIST
+}
+
+# kst/mopt at $FUNC+$1, enabled; [OPTIMIZED] shows once it is queued.
+add_mopt() {
+	kst_event "p:kst/mopt $MOD:$FUNC+$1" >/dev/null &&
+		kst_event_enable kst/mopt 1
+}
+
+# An optimized body probe on the module: the sysctl takes it back to a
+# breakpoint and optimizes it again, a probe added while it is 0 stays a
+# breakpoint, and it fires in every state.  Then its place, once the
+# module is reloaded, takes a new probe with no warning (the base WARNs).
+optimized_probe_on_module() {
+	echo 1 >$SYSCTL || return 1
+	off=$((${AT:-0} + 1))
+	while off=$(kst_body_offset "$MOD:$FUNC" $off); do
+		OPT_HEX=$(printf %x "$off")
+		add_mopt $off && optimized && break
+		kst_event_drop kst/mopt
+		off=$((off + 1))
+	done
+	if [ -z "$off" ]; then
+		kst_log "no probe on $FUNC past its entry was optimized"
+		return 1
+	fi
+	kst_log "$FUNC+$off optimized"
+	# Let the optimizer put the jump in.
+	sleep 1
+	calls_hit mopt || return 1
+	echo 0 >$SYSCTL
+	! optimized || { kst_log "still [OPTIMIZED] with $SYSCTL at 0"; return 1; }
+	calls_hit mopt || return 1
+	kst_event_drop kst/mopt && add_mopt $off || return 1
+	sleep 2
+	! optimized || { kst_log "a probe added while $SYSCTL is 0 was optimized"; return 1; }
+	calls_hit mopt || return 1
+	echo 1 >$SYSCTL
+	optimized || { kst_log "not [OPTIMIZED] with $SYSCTL back at 1"; return 1; }
+	sleep 1
+	calls_hit mopt || return 1
+
+	warnings=$(dmesg | grep -c 'WARNING:')
+	kst_event_drop kst/mopt && rmmod $MOD && kst_load_target || return 1
+	add_mopt $off || return 1
+	calls_hit mopt || return 1
+	kst_expect "$warnings" "$(dmesg | grep -c 'WARNING:')" "kernel warnings in dmesg"
+}
+
 all_gone_at_the_end() {
+	for ev in mopt moff mret; do
+		grep -q "kst/$ev " "$EVENTS" && kst_event_drop kst/$ev
+	done
 	kst_event_drop kst/minit && kst_event_drop kst/mfunc && rmmod $MOD || return 1
 	kst_expect "$KST_BEFORE" "$(kst_list_snapshot | md5sum)" \
 		"the list, compared with before the test"
@@ -140,12 +287,31 @@ all_gone_at_the_end() {
 
 kst_begin events
 KST_BEFORE=$(kst_list_snapshot | md5sum)
-ktap_set_plan 7
+ktap_set_plan 11
 kst_check "a kprobe event on a module function is listed with the module and hits" event_on_module
 kst_check "a second probe on it aggregates and both run" second_probe_aggregates
-kst_check "unloading the module marks both [GONE], the event stays defined" unload_marks_gone
-kst_check "reloading re-arms the event, the other probe stays [GONE]" reload_rearms_event
+if no_kretprobe_here; then
+	ktap_test_skip "kretprobe on module text: its entry is not its first instruction"
+else
+	kst_check "a kretprobe event on a module function is listed 'r' and counts returns" \
+		kretprobe_on_module
+fi
+kst_check "a defined probe on a module function is [DISABLED] and never hits" \
+	disabled_probe_on_module
+kst_check "unloading the module marks every probe on it [GONE]" unload_marks_gone
+kst_check "arming every probe again leaves the [GONE] ones alone" \
+	gone_stay_gone_when_all_rearmed
+kst_check "reloading re-arms the events, but the disabled one; the other stays [GONE]" \
+	reload_rearms_event
 kst_check "a [GONE] probe unregisters cleanly" gone_probe_unregisters
 kst_check "a probe set before loading catches the init function once" init_text_probe
+if [ ! -f $SYSCTL ]; then
+	ktap_test_skip "optimized probe on module text: kernel without CONFIG_OPTPROBES"
+elif ! kst_module_text_optimizable; then
+	ktap_test_skip "optimized probe on module text: this arch optimizes none there"
+else
+	kst_check "an optimized probe on module text follows the sysctl, and again after a reload" \
+		optimized_probe_on_module
+fi
 kst_check "everything is gone at the end" all_gone_at_the_end
 ktap_finished
