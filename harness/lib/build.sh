@@ -199,11 +199,6 @@ build_external() {
 		dst=$KP_BUILD_OUT/ext/$(basename "$m")
 		mkdir -p "$dst"
 		rsync -a --checksum "$m" "$dst/" || return
-		# The selftest's helper for where a module function's entry
-		# probe goes, which kptarget includes: from the project's
-		# checkout, since a base build's tree has none.
-		rsync -a --checksum "$KP_ROOT/tools/testing/selftests/kprobes/test_modules/kprobes_st_entry.h" \
-			"$dst/" || return
 		run_step "building module $(basename "$m")" "$KP_BUILD_OUT/build.log" \
 			kmake M="$dst" modules || return
 	done

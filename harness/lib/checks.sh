@@ -19,6 +19,19 @@ host_check_wanted() {
 	return 1
 }
 
+# only_names_known: every step "test --only" names is a guest suite (a
+# harness/guest/jobs/suite-NAME.sh) or a host check; an unknown one would
+# run nothing, and the run would pass.
+only_names_known() {
+	local s suites
+	for s in ${KP_ONLY//,/ }; do
+		[ -f "$KP_HARNESS/guest/jobs/suite-$s.sh" ] && continue
+		case " $KP_HOST_CHECKS " in *" $s "*) continue ;; esac
+		suites=$(cd "$KP_HARNESS/guest/jobs" && ls suite-*.sh | sed 's/^suite-//; s/\.sh$//' | paste -sd, -)
+		die "--only: no step named '$s' (guest suites: $suites; host checks: ${KP_HOST_CHECKS// /,})"
+	done
+}
+
 # guest_suites_wanted: --only names a guest suite, or names nothing.
 guest_suites_wanted() {
 	local s

@@ -32,15 +32,6 @@ kunit_modules_missing() {
 		{ show /tmp/kunit.out; show /tmp/kunit-arm64.out; return 1; }
 }
 
-# An empty tmpfs over debugfs: no kprobes/list.
-modules_without_list() {
-	mount -t tmpfs none /sys/kernel/debug || return 1
-	KP_SAY_TO=/tmp/modules.out sh /kp/jobs/suite-modules.sh
-	umount /sys/kernel/debug
-	expect_eq "$(grep -c '^not ok ' /tmp/modules.out)" 23 "failed cases" &&
-		! grep -q '^ok ' /tmp/modules.out || { show /tmp/modules.out; return 1; }
-}
-
 # An empty tmpfs over /proc/sys/debug and over debugfs: no sysctl (which
 # x86_64 has by design) and no list.  The kselftest must not even start.
 kselftest_without_sysctl_and_list() {
@@ -144,9 +135,8 @@ klog_counts_or_reports_loss() {
 	expect_eq "$(klog_count_since "$mark" kp-flood)" lost "count after a wrap"
 }
 
-tap_begin absence 8
+tap_begin absence 7
 check "kunit: a suite whose module is missing fails (core, x86_64's, arm64's)" kunit_modules_missing
-check "modules: without the debugfs list every case fails" modules_without_list
 check "kselftest: without the sysctl (x86_64) or the list it fails, and does not run" \
 	kselftest_without_sysctl_and_list
 check "ftracetest: only probes that fired into an empty trace excuse a failure" ftracetest_nmi_excuse

@@ -51,12 +51,12 @@ elif [ "$(kp_arch)" = x86_64 ]; then
 elif [ -e $OPT ]; then
 	# The sysctl exists exactly when the kernel has CONFIG_OPTPROBES.  The
 	# suite is x86_64's: its cases are x86_64 assembly.  Elsewhere the
-	# optimizer is tested by the kselftest, and by the modules suite where
-	# it reaches module text.
+	# optimizer is tested by the kselftest, on kernel text and, where it
+	# reaches it, on module text.
 	say "KTAP version 1"
 	say "1..1"
 	if arch_optimizes; then
-		say "ok 1 kprobes_opt_kunit # SKIP its cases are x86_64 assembly; on $(kp_arch) the x86 optimizer is tested by the kselftest and the modules suite"
+		say "ok 1 kprobes_opt_kunit # SKIP its cases are x86_64 assembly; on $(kp_arch) the x86 optimizer is tested by the kselftest"
 	else
 		say "ok 1 kprobes_opt_kunit # SKIP it tests the series' x86 optimizer; $(kp_arch)'s optimizer is its own backend's, tested by the kselftest"
 	fi

@@ -3,7 +3,7 @@
 # "# kp-suite: NAME" and then prints KTAP; the host parses the console.
 . /kp/lib.sh
 
-SUITES="kunit kunit-upstream samples modules users kselftest ftracetest stress"
+SUITES="kunit kunit-upstream samples users kselftest ftracetest stress"
 # tools needs the tools rootfs in the initramfs, which the host adds to a
 # boot of its own, with kp.only=tools.
 [ -n "$(cmdline_arg kp.only)" ] && SUITES="$SUITES tools"

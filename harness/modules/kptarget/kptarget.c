@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kptarget - something for the guest's module suite to probe.
+ * kptarget - a module for the guest's suites to probe (the tools, the
+ * users suite, the stress workload, which loads and unloads it in a loop).
  *
  * Writing N to /sys/module/kptarget/parameters/trigger calls kptarget_func()
  * and kptarget_ret() N times each, so a probe on either sees exactly N hits.
- * kptarget_init_fn() lives in init text and runs once while the module
- * loads: a probe set on it before insmod fires once, then its text is freed.
- *
- * The suite loads and unloads the module; a probe on it must go [GONE] and
- * come back when the module does.
  *
  * kptarget_may_fail() returns 0 and is marked injectable, for fail_function
  * (the users suite): writing anything to .../parameters/may_fail calls it
@@ -19,9 +15,6 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-
-/* The selftest's, copied beside this file by the build (build_external). */
-#include "kprobes_st_entry.h"
 
 /*
  * Never inlined or cloned, so the symbols are what the suite names.  The
@@ -42,11 +35,6 @@ static __used noinline __noipa int kptarget_func(int x)
 static __used noinline __noipa int kptarget_ret(int x)
 {
 	return x * 2 + 1;
-}
-
-static __used noinline __noipa __init int kptarget_init_fn(int x)
-{
-	return x + 0x1d;
 }
 
 /* Not a constant to the caller: fail_function overrides its return. */
@@ -103,18 +91,8 @@ static const struct kernel_param_ops may_fail_ops = {
 module_param_cb(may_fail, &may_fail_ops, NULL, 0200);
 MODULE_PARM_DESC(may_fail, "write anything: call kptarget_may_fail(), fail as it does");
 
-/*
- * How far into kptarget_func() its entry probe goes: 0, but past the long
- * ftrace call that begins a mips module's function (kst_entry_off()).
- */
-static unsigned int kptarget_entry_off;
-module_param_named(entry_off, kptarget_entry_off, uint, 0444);
-MODULE_PARM_DESC(entry_off, "where a probe on a function's entry goes, as an offset");
-
 static int __init kptarget_init(void)
 {
-	kptarget_entry_off = kst_entry_off(kptarget_func);
-	kptarget_sink = kptarget_init_fn(kptarget_sink);
 	return 0;
 }
 
