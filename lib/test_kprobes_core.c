@@ -495,21 +495,18 @@ static void insn_slot_dirty_reclaimed(struct kunit *test)
 }
 
 #ifdef __ARCH_WANT_KPROBES_INSN_SLOT
-/* The pages of the insn cache, as kallsyms sees them; *@first: the first. */
-static unsigned int insn_slot_pages(unsigned long *first)
+/* How many pages the insn cache has, as kallsyms counts them. */
+static unsigned int insn_slot_pages(void)
 {
 	char sym[KSYM_NAME_LEN], type;
 	unsigned int n = 0, symnum;
 	unsigned long addr;
 
-	*first = 0;
 	for (;;) {
 		symnum = n;
 		if (kprobe_cache_get_kallsym(&kprobe_insn_slots, &symnum, &addr,
 					     &type, sym))
 			return n;
-		if (!n)
-			*first = addr;
 		n++;
 	}
 }
@@ -529,15 +526,15 @@ static void insn_slot_page_kept(struct kunit *test)
 #ifdef __ARCH_WANT_KPROBES_INSN_SLOT
 	unsigned int pages, nr_fill = 0, i;
 	kprobe_opcode_t **fill, *slot;
-	unsigned long page, first;
+	unsigned long page;
 	int round;
 
 	fill = kunit_kcalloc(test, INSN_SLOT_FILL_MAX, sizeof(*fill), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, fill);
-	pages = insn_slot_pages(&first);
+	pages = insn_slot_pages();
 	for (;;) {
 		slot = get_insn_slot();
-		if (!slot || insn_slot_pages(&first) > pages ||
+		if (!slot || insn_slot_pages() > pages ||
 		    nr_fill == INSN_SLOT_FILL_MAX)
 			break;
 		fill[nr_fill++] = slot;
@@ -549,7 +546,7 @@ static void insn_slot_page_kept(struct kunit *test)
 	pages++;
 	for (round = 0; round < 5; round++) {
 		free_insn_slot(slot, 0);
-		KUNIT_EXPECT_EQ_MSG(test, insn_slot_pages(&first), pages,
+		KUNIT_EXPECT_EQ_MSG(test, insn_slot_pages(), pages,
 				    "pages once the slot is back, round %d", round);
 		KUNIT_EXPECT_TRUE_MSG(test, __is_insn_slot_addr(&kprobe_insn_slots, page),
 				      "the idle page was freed, round %d", round);
