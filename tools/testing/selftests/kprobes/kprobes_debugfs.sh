@@ -214,21 +214,24 @@ sysctl_values() {
 # 1 and back to a breakpoint at 0.  The list marks it [OPTIMIZED] from the
 # moment it is queued for the optimizer, before the jump is in, as the
 # base does: so at once, with no wait.
+# The list's address of the probe at $TARGET+$1.
+body_addr() {
+	grep "  $TARGET+0x$(printf %x "$1") " $LIST | cut -d' ' -f1
+}
+
+# Whether kst/body, defined at $TARGET+$1, is [OPTIMIZED] once enabled.
+body_optimized() {
+	kst_event_enable kst/body 1 &&
+		grep -q "^$(body_addr "$1") .*\[OPTIMIZED\]" $LIST
+}
+
 optimized_flag_follows_sysctl() {
 	echo 1 >$SYSCTL || return 1
-	off=5
-	while off=$(kst_body_offset $TARGET $off); do
-		kst_event "p:kst/body $TARGET+$off" >/dev/null
-		kst_event_enable kst/body 1
-		a=$(grep "  $TARGET+0x$(printf %x "$off") " $LIST | cut -d' ' -f1)
-		grep -q "^$a .*\[OPTIMIZED\]" $LIST && break
-		kst_event_drop kst/body
-		off=$((off + 1))
-	done
-	if [ -z "$off" ]; then
+	if ! off=$(kst_first_probe kst/body $TARGET 5 body_optimized); then
 		kst_log "no probe in the first 64 bytes of $TARGET was optimized"
 		return 1
 	fi
+	a=$(body_addr "$off")
 	kst_log "$TARGET+$off optimized"
 	echo 0 >$SYSCTL
 	if grep -q "^$a .*\[OPTIMIZED\]" $LIST; then

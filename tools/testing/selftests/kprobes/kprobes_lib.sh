@@ -153,6 +153,15 @@ kst_keeps_module_init() {
 	return 1
 }
 
+# powerpc optimizes a probe only within a branch's 32 MB of its detour
+# buffer, which is in the kernel's own text: module text never is.
+kst_module_text_optimizable() {
+	case $(uname -m) in
+	ppc64*) return 1 ;;
+	esac
+	return 0
+}
+
 # kst_sym ADDR-or-NAME: the first kallsyms address of a symbol.
 kst_sym() {
 	awk -v s="$1" '$3 == s { print $1; exit }' /proc/kallsyms
@@ -207,6 +216,24 @@ kst_body_offset() {
 			echo "$off"
 			return 0
 		fi
+		off=$((off + 1))
+	done
+	return 1
+}
+
+# kst_first_probe EVENT AT FROM CHECK: add "p:EVENT AT+OFF" at each
+# instruction boundary OFF of AT from FROM on until CHECK OFF holds (it
+# prints nothing); print that OFF and keep the event.  Fails, with no
+# event left, when no boundary below 64 passes.
+kst_first_probe() {
+	off=$3
+	while off=$(kst_body_offset "$2" "$off"); do
+		kst_event "p:$1 $2+$off" >/dev/null
+		if "$4" "$off"; then
+			echo "$off"
+			return 0
+		fi
+		kst_event_drop "$1"
 		off=$((off + 1))
 	done
 	return 1

@@ -78,19 +78,16 @@ kretprobe_on_module() {
 		calls_hit mret
 }
 
-# The first offset past the entry where a defined event's probe is a
-# breakpoint ([DISABLED] alone): on arm64 the entry is a word or two in,
-# on the ftrace site, which is not the body.
+# Whether the defined event at $FUNC+$1 is a breakpoint ([DISABLED]
+# alone): on arm64 the entry is a word or two in, on the ftrace site,
+# which is not the body.
+moff_is_breakpoint() {
+	grep -qE "^$ADDR  k  $FUNC\+0x$(printf %x "$1")  $MOD \[DISABLED\]\$" $LIST
+}
+
+# kst/moff at the first offset past the entry where it is a breakpoint.
 disabled_probe_on_module() {
-	off=$((${AT:-0} + 1))
-	while off=$(kst_body_offset "$MOD:$FUNC" $off); do
-		kst_event "p:kst/moff $MOD:$FUNC+$off" >/dev/null
-		grep -qE "^$ADDR  k  $FUNC\+0x$(printf %x "$off")  $MOD \[DISABLED\]\$" $LIST &&
-			break
-		kst_event_drop kst/moff
-		off=$((off + 1))
-	done
-	if [ -z "$off" ]; then
+	if ! off=$(kst_first_probe kst/moff "$MOD:$FUNC" $((${AT:-0} + 1)) moff_is_breakpoint); then
 		kst_log "no offset of $FUNC past its entry takes a breakpoint"
 		return 1
 	fi
@@ -217,15 +214,6 @@ init_text_probe() {
 	return 1
 }
 
-# powerpc optimizes a probe only within a branch's 32 MB of its detour
-# buffer, which is in the kernel's own text: module text never is.
-kst_module_text_optimizable() {
-	case $(uname -m) in
-	ppc64*) return 1 ;;
-	esac
-	return 0
-}
-
 optimized() {
 	grep -qE "^$ADDR  k  $FUNC\+0x$OPT_HEX  $MOD .*\[OPTIMIZED\]" $LIST
 }
@@ -236,23 +224,22 @@ add_mopt() {
 		kst_event_enable kst/mopt 1
 }
 
+# Whether kst/mopt, defined at $FUNC+$1, is [OPTIMIZED] once enabled.
+mopt_optimized() {
+	kst_event_enable kst/mopt 1 && OPT_HEX=$(printf %x "$1") && optimized
+}
+
 # An optimized body probe on the module: the sysctl takes it back to a
 # breakpoint and optimizes it again, a probe added while it is 0 stays a
 # breakpoint, and it fires in every state.  Then its place, once the
 # module is reloaded, takes a new probe with no warning (the base WARNs).
 optimized_probe_on_module() {
 	echo 1 >$SYSCTL || return 1
-	off=$((${AT:-0} + 1))
-	while off=$(kst_body_offset "$MOD:$FUNC" $off); do
-		OPT_HEX=$(printf %x "$off")
-		add_mopt $off && optimized && break
-		kst_event_drop kst/mopt
-		off=$((off + 1))
-	done
-	if [ -z "$off" ]; then
+	if ! off=$(kst_first_probe kst/mopt "$MOD:$FUNC" $((${AT:-0} + 1)) mopt_optimized); then
 		kst_log "no probe on $FUNC past its entry was optimized"
 		return 1
 	fi
+	OPT_HEX=$(printf %x "$off")
 	kst_log "$FUNC+$off optimized"
 	# Let the optimizer put the jump in.
 	sleep 1
