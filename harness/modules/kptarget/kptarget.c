@@ -11,7 +11,6 @@
  * once, the write returns what it returned, and may_fail_ret keeps it.
  */
 #include <linux/error-injection.h>
-#include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -91,16 +90,5 @@ static const struct kernel_param_ops may_fail_ops = {
 module_param_cb(may_fail, &may_fail_ops, NULL, 0200);
 MODULE_PARM_DESC(may_fail, "write anything: call kptarget_may_fail(), fail as it does");
 
-static int __init kptarget_init(void)
-{
-	return 0;
-}
-
-static void __exit kptarget_exit(void)
-{
-}
-
-module_init(kptarget_init);
-module_exit(kptarget_exit);
 MODULE_DESCRIPTION("Probe targets for the harness's module tests");
 MODULE_LICENSE("GPL");
