@@ -303,24 +303,4 @@ void kpt_alloc_watch_expect(struct kunit *test, struct alloc_watch *w);
 /* A load with an exception-table fixup, on x86 and arm64 */
 extern const u8 kpt_at_fault[];
 
-#ifdef CONFIG_X86_64
-/*
- * What test_kprobes_x86.c writes in assembly, declared for its C code:
- * returns, indirect jumps and a prefixed call, written as whole functions,
- * and the labels on probed instructions inside the test functions' asm.
- */
-u32 kpt_insn_ret(u32 x);
-u32 kpt_insn_retimm(u32 x);
-u32 kpt_insn_ijmp(u32 x);
-u32 kpt_insn_ijmp_mem(u32 x);
-u32 kpt_insn_cscall(u32 x);
-
-extern const u8 kpt_at_jcc[], kpt_at_jmp[], kpt_at_loop[], kpt_at_rip[];
-extern const u8 kpt_at_call[], kpt_at_icall[], kpt_at_pushf[];
-extern const u8 kpt_at_cli[], kpt_at_sti[], kpt_at_popf[];
-extern const u8 kpt_at_ret[], kpt_at_retimm[], kpt_at_ijmp[], kpt_at_ijmp_mem[];
-extern const u8 kpt_at_cscall[], kpt_at_int3[];
-extern const u8 kpt_at_plain[], kpt_at_long[], kpt_at_repmovs[];
-#endif
-
 #endif /* _LIB_TEST_KPROBES_H */

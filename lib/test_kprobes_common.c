@@ -10,8 +10,9 @@
  * The suites, one file each: test_kprobes_core.c (where a probe may go,
  * handlers, enabling, aggregation, faults, module init text),
  * test_kprobes_batch.c (batches and unregistration), test_kprobes_ftrace.c
- * (probes on ftrace sites), test_kprobes_kretprobe.c and, on x86_64,
- * test_kprobes_x86.c (instruction classes and boosting).
+ * (probes on ftrace sites) and test_kprobes_kretprobe.c.  x86's
+ * instruction classes and boosting are tested beside its backend
+ * (arch/x86/kernel/kprobes/kprobes_x86_kunit.c), as arm64's are.
  *
  * Module load and unload, the debugfs knobs and the probe list are covered
  * by the kprobes kselftest and the guest shell suites.

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # The in-tree KUnit suites, built as modules: the core's (test_kprobes.ko,
 # lib/test_kprobes_*.c, a suite per concern; which suites and cases are
-# built differs per arch, see core_suites below), and on x86 the jump
-# optimization cases
-# (arch/x86/kernel/kprobes/kprobes_opt_kunit.c), on arm64 the instruction
-# class cases (arch/arm64/kernel/probes/kprobes_arm64_kunit.c).  Each arch's
+# built differs per arch, see core_suites below), and each arch's beside
+# its backend: on x86_64 the instruction class and jump optimization cases
+# (arch/x86/kernel/kprobes/kprobes_{x86,opt}_kunit.c), on arm64 the
+# instruction class cases (arch/arm64/kernel/probes/kprobes_arm64_kunit.c).  Each arch's
 # own module is required there: a missing one fails.
 . /kp/lib.sh
 
@@ -24,12 +24,10 @@ built() {
 }
 
 # The suites test_kprobes.ko must hold on this arch: kprobes_ftrace needs
-# CONFIG_KPROBES_ON_FTRACE (not riscv64's, arm's or mips'), kprobes_x86 is
-# x86_64's (lib/Makefile: its cases are x86_64 assembly).
+# CONFIG_KPROBES_ON_FTRACE (not riscv64's, arm's or mips').
 core_suites() {
 	echo kprobes_core kprobes_batch kprobes_kretprobe
 	kconfig_on KPROBES_ON_FTRACE && echo kprobes_ftrace
-	[ "$(kp_arch)" != x86_64 ] || echo kprobes_x86
 }
 
 say "# kp-suite: kunit"
@@ -43,6 +41,13 @@ if built test_kprobes; then
 	done
 else
 	missing_suite test_kprobes "test_kprobes.ko was not built: CONFIG_KPROBES_SANITY_TEST=m is in harness/config/common.config"
+fi
+if [ "$(kp_arch)" = x86_64 ]; then
+	if built kprobes_x86_kunit; then
+		kunit_module kprobes_x86_kunit modprobe kprobes_x86_kunit
+	else
+		missing_suite kprobes_x86_kunit "kprobes_x86_kunit.ko was not built: it is built with CONFIG_KPROBES_SANITY_TEST on x86_64 by arch/x86/kernel/kprobes/Makefile"
+	fi
 fi
 if built kprobes_opt_kunit; then
 	kunit_module kprobes_opt_kunit modprobe kprobes_opt_kunit

@@ -2,13 +2,17 @@
 /*
  * KUnit suite kprobes_x86 (x86_64): the instruction classes the backend
  * emulates or fixes up, boosting, a task preempted inside a boosted copy,
- * and an int3 that is not kprobes'.
+ * and an int3 that is not kprobes'.  The core's suites are in
+ * lib/test_kprobes_*.c, the optimizer's in kprobes_opt_kunit.c.
  */
+#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/objtool.h>
 #include <linux/sched.h>
 #include <linux/unaligned.h>
 #include <linux/vmalloc.h>
@@ -18,10 +22,67 @@
 #include <asm/text-patching.h>
 
 /* The core's internals that these cases look at, exported for KUnit only */
-#include "../kernel/kprobes_internal.h"
+#include "../../../../kernel/kprobes_internal.h"
 /* The backend's instruction actions and encodings */
-#include "../arch/x86/kernel/kprobes/common.h"
-#include "test_kprobes.h"
+#include "common.h"
+#include "kprobes_x86_kunit.h"
+
+/*
+ * A global label on a probed instruction.  The tables of cases hold its
+ * address as data, which objtool, on a kernel with IBT, wants to be an
+ * ENDBR unless told that no indirect branch lands there.
+ */
+#define KPT_AT(name)	".globl " #name "\n" #name ":\n\t" ANNOTATE_NOENDBR
+
+/* A probe that counts its handlers' calls, freed by KUnit with the case. */
+struct test_probe {
+	struct kprobe kp;
+	int pre_hits;
+	int post_hits;
+};
+
+static int kpt_count_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	container_of(kp, struct test_probe, kp)->pre_hits++;
+	return 0;
+}
+
+static void kpt_count_post(struct kprobe *kp, struct pt_regs *regs,
+			   unsigned long flags)
+{
+	container_of(kp, struct test_probe, kp)->post_hits++;
+}
+
+static struct test_probe *kpt_probe_at(struct kunit *test, const void *addr)
+{
+	struct test_probe *tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	tp->kp.addr = (kprobe_opcode_t *)addr;
+	tp->kp.pre_handler = kpt_count_pre;
+	tp->kp.post_handler = kpt_count_post;
+	return tp;
+}
+
+/*
+ * Registered through KUnit, so that a probe a failing case leaves behind
+ * is unregistered before its memory goes.
+ */
+KUNIT_DEFINE_ACTION_WRAPPER(kpt_unregister_action, unregister_kprobe,
+			    struct kprobe *);
+KUNIT_DEFINE_ACTION_WRAPPER(kpt_vfree_action, vfree, const void *);
+
+static int kpt_reg_kprobe(struct kunit *test, struct kprobe *kp)
+{
+	int ret = register_kprobe(kp);
+
+	return ret ?: kunit_add_action_or_reset(test, kpt_unregister_action, kp);
+}
+
+static void kpt_unreg_kprobe(struct kunit *test, struct kprobe *kp)
+{
+	kunit_release_action(test, kpt_unregister_action, kp);
+}
 
 /*
  * One probe on each kind of instruction the backend must emulate or fix
@@ -342,7 +403,7 @@ KUNIT_ARRAY_PARAM_DESC(insn, insn_cases, desc);
 /* An int3 someone else put there is theirs: no probe on it. */
 static void reject_foreign_int3(struct kunit *test)
 {
-	struct test_probe *tp = kpt_probe_at(test, 'A', NULL, (void *)kpt_at_int3);
+	struct test_probe *tp = kpt_probe_at(test, kpt_at_int3);
 
 	KUNIT_EXPECT_EQ(test, kpt_reg_kprobe(test, &tp->kp), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kpt_foreign_int3(3), 3u);
@@ -354,7 +415,7 @@ static void x86_insn_in_place(struct kunit *test)
 	const struct insn_case *ic = test->param_value;
 	struct test_probe *tp;
 
-	tp = kpt_probe_at(test, 'A', NULL, (void *)ic->at);
+	tp = kpt_probe_at(test, ic->at);
 	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
 	KUNIT_EXPECT_EQ(test, ic->fn(ic->arg), ic->want);
 	KUNIT_EXPECT_EQ(test, tp->pre_hits, ic->hits);
@@ -501,7 +562,7 @@ static void expect_boost_slot(struct kunit *test, struct kprobe *kp)
 static void x86_boost_by_class(struct kunit *test)
 {
 	const struct boost_case *bc = test->param_value;
-	struct test_probe *tp = kpt_probe_at(test, 'A', NULL, (void *)bc->at);
+	struct test_probe *tp = kpt_probe_at(test, bc->at);
 
 	tp->kp.post_handler = NULL;
 	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
@@ -522,8 +583,8 @@ static void x86_boost_by_class(struct kunit *test)
  */
 static void x86_boost_post_handler_joins(struct kunit *test)
 {
-	struct test_probe *a = kpt_probe_at(test, 'A', NULL, (void *)kpt_at_plain);
-	struct test_probe *b = kpt_probe_at(test, 'B', NULL, (void *)kpt_at_plain);
+	struct test_probe *a = kpt_probe_at(test, kpt_at_plain);
+	struct test_probe *b = kpt_probe_at(test, kpt_at_plain);
 
 	a->kp.post_handler = NULL;
 	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &a->kp), 0);
@@ -722,7 +783,7 @@ static void x86_boost_preempted_in_slot(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, optimization_action,
 							(void *)true), 0);
 
-	tp = kpt_probe_at(test, 'A', NULL, (void *)kpt_at_repmovs);
+	tp = kpt_probe_at(test, kpt_at_repmovs);
 	tp->kp.post_handler = NULL;
 	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
 	registered = true;
@@ -748,7 +809,7 @@ static void x86_boost_preempted_in_slot(struct kunit *test)
 	/* From here on no ASSERT: the threads must be stopped first. */
 	for (attempt = 0; attempt < 40 && caught < 3 && !ret; attempt++) {
 		if (!registered) {
-			kpt_clear_for_reuse(&tp->kp);
+			tp->kp.flags = 0;	/* as registration left them */
 			ret = kpt_reg_kprobe(test, &tp->kp);
 			registered = !ret;
 			if (ret)
@@ -811,3 +872,7 @@ static struct kunit_suite kprobes_x86_suite = {
 };
 
 kunit_test_suites(&kprobes_x86_suite);
+
+MODULE_DESCRIPTION("KUnit cases for the x86 kprobes backend");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
