@@ -305,12 +305,12 @@ static const char *kpx_classify_onebyte(struct arch_specific_insn *ai,
 		ai->width = insn->addr_bytes;
 		ai->rel = insn->immediate.value;
 		break;
-	case 0xe8:			/* CALL rel32 */
+	case CALL_INSN_OPCODE:		/* rel32 */
 		ai->action = KPX_CALL;
 		ai->rel = insn->immediate.value;
 		break;
-	case 0xe9:			/* JMP rel32 */
-	case 0xeb:			/* JMP rel8 */
+	case JMP32_INSN_OPCODE:
+	case JMP8_INSN_OPCODE:
 		ai->action = KPX_JMP;
 		ai->rel = insn->immediate.value;
 		break;
@@ -318,7 +318,7 @@ static const char *kpx_classify_onebyte(struct arch_specific_insn *ai,
 		ai->action = KPX_RET;
 		ai->rel = (u16)insn->immediate.value;
 		break;
-	case 0xc3:
+	case RET_INSN_OPCODE:
 		ai->action = KPX_RET;
 		break;
 	case 0xfa:
@@ -353,7 +353,7 @@ static const char *kpx_classify_onebyte(struct arch_specific_insn *ai,
 		return "far branch";
 	case 0xcf:
 		return "IRET";
-	case 0xcc:
+	case INT3_INSN_OPCODE:
 		return "int3 not placed by kprobes";
 	case 0xcd:			/* INT n, INTO, INT1 */
 	case 0xce:
@@ -364,7 +364,7 @@ static const char *kpx_classify_onebyte(struct arch_specific_insn *ai,
 		return "HLT";
 	case 0x17:			/* POP SS */
 		return "loads SS";
-	case 0x8e:			/* MOV Sreg, r/m */
+	case MOV_SREG_OPCODE:		/* MOV Sreg, r/m */
 		if (X86_MODRM_REG(modrm) == 2)
 			return "loads SS";
 		break;
