@@ -101,12 +101,12 @@ NOKPROBE_SYMBOL(get_kprobe);
  * pre_handler that moved the instruction pointer ends the walk: the rest
  * would see registers that no longer describe the probed instruction.
  */
-static int aggr_pre_handler(struct kprobe *agg, struct pt_regs *regs)
+static int aggr_pre_handler(struct kprobe *entry, struct pt_regs *regs)
 {
 	struct kprobe *kp;
 	int moved = 0;
 
-	list_for_each_entry_rcu(kp, &agg->list, list, kprobe_rcu_reader()) {
+	list_for_each_entry_rcu(kp, &entry->list, list, kprobe_rcu_reader()) {
 		if (kp->pre_handler && !kprobe_disabled(kp))
 			moved = kp->pre_handler(kp, regs);
 		if (moved)
@@ -116,12 +116,12 @@ static int aggr_pre_handler(struct kprobe *agg, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(aggr_pre_handler);
 
-static void aggr_post_handler(struct kprobe *agg, struct pt_regs *regs,
+static void aggr_post_handler(struct kprobe *entry, struct pt_regs *regs,
 			      unsigned long flags)
 {
 	struct kprobe *kp;
 
-	list_for_each_entry_rcu(kp, &agg->list, list, kprobe_rcu_reader())
+	list_for_each_entry_rcu(kp, &entry->list, list, kprobe_rcu_reader())
 		if (kp->post_handler && !kprobe_disabled(kp))
 			kp->post_handler(kp, regs, flags);
 }
@@ -218,40 +218,40 @@ static int kprobe_arch_prepare(struct kprobe *p)
 static struct kprobe_aggr *kprobe_aggr_alloc(struct kprobe *orig)
 {
 	struct kprobe_aggr *aggr = kzalloc(sizeof(*aggr), GFP_KERNEL);
-	struct kprobe *agg;
+	struct kprobe *entry;
 
 	if (!aggr)
 		return NULL;
-	agg = &aggr->kp;
-	agg->addr = orig->addr;
-	agg->flags = orig->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_FTRACE |
-				    KPROBE_FLAG_ON_FUNC_ENTRY |
-				    KPROBE_FLAG_FTRACE_ARMED |
-				    KPROBE_FLAG_FTRACE_IPMODIFY |
-				    KPROBE_FLAG_FTRACE_TRAP |
-				    KPROBE_FLAG_FTRACE_TRAP_READY |
-				    KPROBE_FLAG_ARM_PENDING);
-	agg->opcode = orig->opcode;
-	agg->ainsn = orig->ainsn;
-	flush_insn_slot(agg);
-	agg->pre_handler = aggr_pre_handler;
+	entry = &aggr->kp;
+	entry->addr = orig->addr;
+	entry->flags = orig->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_FTRACE |
+				      KPROBE_FLAG_ON_FUNC_ENTRY |
+				      KPROBE_FLAG_FTRACE_ARMED |
+				      KPROBE_FLAG_FTRACE_IPMODIFY |
+				      KPROBE_FLAG_FTRACE_TRAP |
+				      KPROBE_FLAG_FTRACE_TRAP_READY |
+				      KPROBE_FLAG_ARM_PENDING);
+	entry->opcode = orig->opcode;
+	entry->ainsn = orig->ainsn;
+	flush_insn_slot(entry);
+	entry->pre_handler = aggr_pre_handler;
 	if (orig->post_handler)
-		agg->post_handler = aggr_post_handler;
-	INIT_LIST_HEAD(&agg->list);
+		entry->post_handler = aggr_post_handler;
+	INIT_LIST_HEAD(&entry->list);
 	return aggr;
 }
 
 /* Put @aggr in the table where the lone @orig was, holding @orig. */
 static void kprobe_aggr_install(struct kprobe_aggr *aggr, struct kprobe *orig)
 {
-	struct kprobe *agg = &aggr->kp;
+	struct kprobe *entry = &aggr->kp;
 
 	orig->flags &= ~(KPROBE_FLAG_FTRACE_ARMED | KPROBE_FLAG_FTRACE_IPMODIFY |
 			 KPROBE_FLAG_FTRACE_TRAP | KPROBE_FLAG_ARM_PENDING);
-	list_add_rcu(&orig->list, &agg->list);
-	hlist_replace_rcu(&orig->hlist, &agg->hlist);
-	if (agg->flags & KPROBE_FLAG_FTRACE_ARMED)
-		kprobe_ftrace_handover(orig, agg);
+	list_add_rcu(&orig->list, &entry->list);
+	hlist_replace_rcu(&orig->hlist, &entry->hlist);
+	if (entry->flags & KPROBE_FLAG_FTRACE_ARMED)
+		kprobe_ftrace_handover(orig, entry);
 }
 
 /* Replace a lone probe in the table by an aggregate holding it. */
@@ -428,11 +428,11 @@ int __register_kprobe(struct kprobe *p)
 	return ret;
 }
 
-bool kprobe_aggr_all_disabled(struct kprobe *agg)
+bool kprobe_aggr_all_disabled(struct kprobe *entry)
 {
 	struct kprobe *kp;
 
-	list_for_each_entry(kp, &agg->list, list) {
+	list_for_each_entry(kp, &entry->list, list) {
 		if (!kprobe_disabled(kp))
 			return false;
 	}
@@ -479,18 +479,18 @@ struct kprobe *kprobe_unhooked_pop(struct kprobe_unhooked *r)
  * a hit between its test and its call would call NULL.  There the entry
  * keeps aggr_post_handler, which calls no one now, until it is freed.
  */
-static void kprobe_aggr_drop_post_handler(struct kprobe *agg)
+static void kprobe_aggr_drop_post_handler(struct kprobe *entry)
 {
 	struct kprobe *kp;
 
-	if (!agg->post_handler || kprobe_ftrace(agg) ||
+	if (!entry->post_handler || kprobe_ftrace(entry) ||
 	    !arch_kprobe_post_handler_read_once())
 		return;
-	list_for_each_entry(kp, &agg->list, list) {
+	list_for_each_entry(kp, &entry->list, list) {
 		if (kp->post_handler)
 			return;
 	}
-	WRITE_ONCE(agg->post_handler, NULL);
+	WRITE_ONCE(entry->post_handler, NULL);
 }
 
 /* @entry, disarmed, leaves the table; freed once no hit can hold it. */

@@ -605,18 +605,18 @@ void kprobe_ftrace_disarm_batch(struct kprobe **entries, int num)
 /**
  * kprobe_ftrace_handover() - an aggregate takes an armed entry's place
  * @orig: the entry leaving the table, armed through an ops
- * @agg: the aggregate that holds @orig and replaced it in the table
+ * @entry: the aggregate that holds @orig and replaced it in the table
  *
  * The aggregate inherits @orig's ops membership; the handler must find it
  * rather than @orig before another probe joins it.
  */
-void kprobe_ftrace_handover(struct kprobe *orig, struct kprobe *agg)
+void kprobe_ftrace_handover(struct kprobe *orig, struct kprobe *entry)
 {
-	struct kprobe_ftrace_user *user = kprobe_ftrace_user_of(agg);
+	struct kprobe_ftrace_user *user = kprobe_ftrace_user_of(entry);
 
 	lockdep_assert_held(&kprobe_mutex);
 	if (user->ops.private == orig)
-		kprobe_ftrace_set_only(user, agg);
+		kprobe_ftrace_set_only(user, entry);
 }
 
 #if IS_ENABLED(CONFIG_KUNIT)

@@ -98,8 +98,8 @@ static inline void kprobe_text_unlock(void)
 DEFINE_LOCK_GUARD_0(kprobe_text, kprobe_text_lock(), kprobe_text_unlock())
 
 /*
- * 16384 buckets: a bucket holds about one entry with 16384 probes
- * registered, so a hit costs what it costs with one (harness/bench).
+ * 16384 buckets: with as many probes registered, a bucket holds about one
+ * entry, so a hit costs what it costs with a single probe.
  */
 #define KPROBE_HASH_BITS	14
 #define KPROBE_TABLE_SIZE	BIT(KPROBE_HASH_BITS)
@@ -136,7 +136,7 @@ struct hlist_head *kprobe_list_bucket(unsigned int idx);
 struct kprobe *kprobe_owner(struct kprobe *p);
 bool kprobe_is_registered(struct kprobe *p);
 bool kprobe_should_be_armed(struct kprobe *entry);
-bool kprobe_aggr_all_disabled(struct kprobe *agg);
+bool kprobe_aggr_all_disabled(struct kprobe *entry);
 int kprobe_arm(struct kprobe *entry);
 int kprobe_disarm(struct kprobe *entry);
 int __register_kprobe(struct kprobe *p);
@@ -400,7 +400,7 @@ static inline void kretprobe_release(struct kprobe *p) { }
 #ifdef CONFIG_KPROBES_ON_FTRACE
 int kprobe_ftrace_arm(struct kprobe *p);
 int kprobe_ftrace_disarm(struct kprobe *p);
-void kprobe_ftrace_handover(struct kprobe *orig, struct kprobe *agg);
+void kprobe_ftrace_handover(struct kprobe *orig, struct kprobe *entry);
 int kprobe_ftrace_arm_batch(struct kprobe **entries, int num);
 void kprobe_ftrace_disarm_batch(struct kprobe **entries, int num);
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -424,7 +424,7 @@ static inline int kprobe_ftrace_disarm(struct kprobe *p)
 }
 
 static inline void kprobe_ftrace_handover(struct kprobe *orig,
-					  struct kprobe *agg) { }
+					  struct kprobe *entry) { }
 
 static inline int kprobe_ftrace_arm_batch(struct kprobe **entries, int num)
 {
