@@ -43,8 +43,9 @@
 #      function.  Every probe registers, each function's first probe
 #      fires (a kretprobe's entry handler, as some never return; up to
 #      20 s more for functions run now and then), the list is as before,
-#      and the workload sees no wrong result.  The long form adds every
-#      other function of at most 1 KB its workload runs.
+#      and the workload sees no wrong result.  With kp.insn=all (the
+#      second boot of "harness/kp stress") the sweep runs alone and adds
+#      every other function of at most 1 KB its workload runs.
 # 4. Races (harness/modules/kpstress), 10 s: a caller thread per CPU
 #    through three functions with stable probes (entry, body, kretprobe)
 #    while two threads register, unregister, disable and enable probes on
@@ -72,9 +73,11 @@
 # kp.stress=MINUTES on the command line is the long form ("harness/kp
 # stress"): the event sweep takes a share of about 700 functions
 # (another on every boot), the batch sweep every function an event
-# would accept, the instruction sweep every function of at most 1 KB the
-# workload runs, and races run in rounds for what is left of the time.
+# would accept, and races run in rounds for what is left of the time.
 # Without it, the bounded form that "harness/kp test" runs.
+# kp.insn=all runs the instruction sweep alone, over every function of
+# at most 1 KB the workload runs ("harness/kp stress" does so on the
+# distro kernel: harness/lib/run.sh says why).
 . /kp/lib.sh
 
 LIST=/sys/kernel/debug/kprobes/list
@@ -83,6 +86,7 @@ OPT=/proc/sys/debug/kprobes-optimization
 TRACING=/sys/kernel/tracing
 KPS=/sys/module/kpstress/parameters
 MINUTES=$(cmdline_arg kp.stress)
+INSN_ALL=$(cmdline_arg kp.insn)
 NCPU=$(grep -c ^processor /proc/cpuinfo)
 T0=$(date +%s)
 
@@ -284,6 +288,58 @@ FIRST=$(($(date +%s) % STRIDE))
 sort $LIST >/tmp/list.before
 insmod /kp/ext/kpstress.ko || say "# kpstress did not load"
 
+# Every instruction boundary of real functions (kpinsn): the 300 and more
+# functions of the base's record of this config, picked from those its
+# workload ran.  The boundaries taken must be the base's; then kprobes on
+# all of them, with and without a post_handler, sparse ones for the
+# optimizer, and a kretprobe on each function, while a workload that
+# checks its own results runs.  With kp.insn=all, every other function
+# the workload runs too, compared with the record where it names them.
+insn_sweep() {
+	# Its own workload only: the other one would double the probe hits
+	# that every registration and grace period waits behind under TCG.
+	# Trying every address needs no workload, and runs faster without:
+	# kpinsn says when it has done that (-G), and the rounds need one.
+	workload_stop
+	WL=
+	if [ "$INSN_ALL" = all ]; then
+		checked_workload_start /tmp/wl.fail
+		workload_functions >/tmp/insn.funcs
+		checked_workload_stop
+		set -- -f /tmp/insn.funcs
+	fi
+	rm -f /tmp/insn.go /tmp/insn.go.ready
+	/kp/bin/kpinsn -x /kp/records/insn.txt "$@" -t 2 -W /tmp/wl.fail -N 300 \
+		-G /tmp/insn.go >/tmp/insn.out 2>&1 &
+	pid=$!
+	while [ ! -e /tmp/insn.go.ready ] && kill -0 $pid 2>/dev/null; do
+		sleep 1
+	done
+	checked_workload_start /tmp/wl.fail
+	touch /tmp/insn.go
+	wait $pid
+	rc=$?
+	checked_workload_stop
+	workload_start
+	to_kmsg </tmp/insn.out
+	[ -f /tmp/wl.fail ] && to_kmsg </tmp/wl.fail
+	return $rc
+}
+# kp.insn=all: the boot of "harness/kp stress" on the distro kernel
+# (harness/lib/run.sh) runs the instruction sweep alone, over every
+# function of at most 1 KB its workload runs.
+if [ "$INSN_ALL" = all ]; then
+	tap_begin stress 2
+	say "# stress: $NCPU vCPUs, the instruction sweep over every function the workload runs"
+	check "a kprobe on every instruction boundary of every function of at most 1 KB the workload runs: the base's boundaries taken where the record names the function, every function's probes fire, the workload's results stay right" \
+		insn_sweep
+	workload_stop
+	rmmod kpstress
+	check "no probe is left at the end" nothing_left
+	say "# stress: $(($(date +%s) - T0)) s of guest time"
+	exit 0
+fi
+
 PLAN=11
 [ -n "$MINUTES" ] && PLAN=$((PLAN + 1))
 # The instruction sweep runs where the harness gave it the base's record
@@ -319,43 +375,6 @@ check "kretprobes swept over the kernel in register_kretprobes() batches: all li
 	sweep -m -r -s $MSTRIDE -o $((FIRST % MSTRIDE)) -b $MBATCH -t $DWELL \
 	$(record_args kretprobe) -n /kp/records/own.txt -D /kp/records/kretprobe.differences.txt \
 	-w $WORKLOAD_FUNCS
-# Every instruction boundary of real functions (kpinsn): the 300 and more
-# functions of the base's record of this config, picked from those its
-# workload ran.  The boundaries taken must be the base's; then kprobes on
-# all of them, with and without a post_handler, sparse ones for the
-# optimizer, and a kretprobe on each function, while a workload that
-# checks its own results runs.  The long form adds every other function
-# the workload runs, compared with the record where it names them.
-insn_sweep() {
-	# Its own workload only: the other one would double the probe hits
-	# that every registration and grace period waits behind under TCG.
-	# Trying every address needs no workload, and runs faster without:
-	# kpinsn says when it has done that (-G), and the rounds need one.
-	workload_stop
-	WL=
-	if [ -n "$MINUTES" ]; then
-		checked_workload_start /tmp/wl.fail
-		workload_functions >/tmp/insn.funcs
-		checked_workload_stop
-		set -- -f /tmp/insn.funcs
-	fi
-	rm -f /tmp/insn.go /tmp/insn.go.ready
-	/kp/bin/kpinsn -x /kp/records/insn.txt "$@" -t 2 -W /tmp/wl.fail -N 300 \
-		-G /tmp/insn.go >/tmp/insn.out 2>&1 &
-	pid=$!
-	while [ ! -e /tmp/insn.go.ready ] && kill -0 $pid 2>/dev/null; do
-		sleep 1
-	done
-	checked_workload_start /tmp/wl.fail
-	touch /tmp/insn.go
-	wait $pid
-	rc=$?
-	checked_workload_stop
-	workload_start
-	to_kmsg </tmp/insn.out
-	[ -f /tmp/wl.fail ] && to_kmsg </tmp/wl.fail
-	return $rc
-}
 if [ -f /kp/records/insn.txt ]; then
 	check "a kprobe on every instruction boundary of 300 functions the workload runs: the base's boundaries taken, every function's probes fire, the workload's results stay right" \
 		insn_sweep
