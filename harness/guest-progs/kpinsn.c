@@ -4,7 +4,7 @@
  *
  *   kpinsn -f FUNCS -R RECORD [-S MAXSIZE] [-n COUNT]
  *   kpinsn -x RECORD [-f FUNCS [-S MAXSIZE]] [-t SECONDS] [-W FILE] [-N MIN]
- *          [-G FILE]
+ *          [-G FILE] [-D FILE]
  *
  * FUNCS names functions, one a line (with -x the record's functions come
  * first).  Their sizes come from /proc/kallsyms (the distance to
@@ -54,8 +54,12 @@
  * With -N MIN, fewer than MIN functions compared with the record is a
  * failure.  With -G FILE, kpinsn creates FILE.ready once every address
  * is tried and waits (up to a minute) for FILE before the rounds, so
- * that the workload can start only then.  Exit status 1 when a rule was
- * broken, 2 on a setup error.
+ * that the workload can start only then.  With -D FILE ("NAME ERRNO"
+ * lines: harness/stress/differences.txt's kretprobe refusals for this
+ * arch), a function named there must have its kretprobe refused with
+ * that errno in the ret round, as kprobes.rst documents, and is not
+ * expected to fire.  Exit status 1 when a rule was broken, 2 on a setup
+ * error.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -86,6 +90,7 @@ struct func {
 	int in_record;
 	unsigned long rec_size;
 	unsigned long first_hits;
+	int ret_refusal;	/* -D: the errno its kretprobe is refused with */
 };
 
 static struct func *funcs;
@@ -188,6 +193,53 @@ static void read_names(const char *path)
 		if (sscanf(line, "%127s", name) == 1 && name[0] != '#')
 			add_func(name);
 	fclose(f);
+}
+
+static int errno_of(const char *name)
+{
+	static const struct { const char *name; int err; } known[] = {
+		{ "EINVAL", EINVAL }, { "EBUSY", EBUSY }, { "ENOENT", ENOENT },
+		{ "EILSEQ", EILSEQ }, { "EOPNOTSUPP", EOPNOTSUPP },
+		{ "ENOTSUPP", 524 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(known[i].name, name))
+			return known[i].err;
+	return 0;
+}
+
+/* -D: the documented kretprobe refusals of the functions swept. */
+static void read_ret_refusals(const char *path)
+{
+	char line[256], name[128], err[32];
+	struct func *fn;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "kpinsn: %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %31s", name, err) != 2 || name[0] == '#')
+			continue;
+		fn = find(name);
+		if (fn)
+			fn->ret_refusal = errno_of(err);
+	}
+	fclose(f);
+}
+
+/* The function whose entry is @addr. */
+static const struct func *func_at(unsigned long addr)
+{
+	size_t i;
+
+	for (i = 0; i < nr_funcs; i++)
+		if (funcs[i].addr == addr && funcs[i].size)
+			return &funcs[i];
+	return NULL;
 }
 
 /* "OFF:HEX" of a record's "NAME SIZE =OFF:HEX" line: the base's code. */
@@ -673,6 +725,8 @@ static int batch_unfired(size_t first, size_t end, char kind,
 	for (; first < end; first++) {
 		const struct func *f = &funcs[first];
 
+		if (kind == 'r' && f->ret_refusal)
+			continue;
 		if (pick_probes(f, kind, gap, NULL) && !first_probe_hits(f, kind, n))
 			return 1;
 	}
@@ -687,6 +741,8 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 			int seconds, const char *wl_fail)
 {
 	unsigned long probes = 0, optimized = 0, fired_fns = 0, tried_fns = 0;
+	unsigned long documented = 0;
+	const struct func *f_at;
 	size_t i, first = 0, k, n;
 	int before = list_lines(), after, waited;
 	unsigned long opt_before = list_optimized(), now, prev;
@@ -723,10 +779,21 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 			}
 			optimized += now > opt_before ? now - opt_before : 0;
 			n = read_results(batch_n);
-			for (k = 0; k < n; k++)
-				if (results[k].err)
+			for (k = 0; k < n; k++) {
+				f_at = kind == 'r' ? func_at(results[k].addr) : NULL;
+				if (f_at && f_at->ret_refusal &&
+				    results[k].err == f_at->ret_refusal) {
+					documented++;
+					continue;
+				}
+				if (f_at && f_at->ret_refusal)
+					rule("# kpinsn: %s round: %s: errno %d, where kprobes.rst documents %d\n",
+					     label, f_at->name, results[k].err,
+					     f_at->ret_refusal);
+				else if (results[k].err)
 					rule("# kpinsn: %s round: %lx refused, errno %d\n", label,
 					     results[k].addr, results[k].err);
+			}
 			/*
 			 * A function the workload runs only now and then may
 			 * not have run yet with every instruction probed: up
@@ -740,7 +807,8 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 			for (; first < i; first++) {
 				struct func *f = &funcs[first];
 
-				if (!pick_probes(f, kind, gap, NULL))
+				if (!pick_probes(f, kind, gap, NULL) ||
+				    (kind == 'r' && f->ret_refusal))
 					continue;
 				tried_fns++;
 				f->first_hits = first_probe_hits(f, kind, n);
@@ -769,8 +837,9 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 		     label, before, after);
 	if (wl_fail && access(wl_fail, F_OK) == 0)
 		rule("# kpinsn: %s round: the workload saw wrong results (%s)\n", label, wl_fail);
-	printf("# kpinsn: %s: %lu probes on %lu functions, %lu fired, %lu optimized, %lds\n",
-	       label, probes, tried_fns, fired_fns, optimized, (long)(time(NULL) - t0));
+	printf("# kpinsn: %s: %lu probes on %lu functions, %lu fired, %lu optimized, %lu refused as kprobes.rst documents, %lds\n",
+	       label, probes, tried_fns, fired_fns, optimized, documented,
+	       (long)(time(NULL) - t0));
 	/* x86_64 jump-optimizes (arm64 does not yet): sparse probes must be. */
 	if (gap > 1 && (step == 1 || can_optimize()) && !optimized)
 		rule("# kpinsn: %s round: no probe was optimized\n", label);
@@ -807,7 +876,7 @@ static int wait_for_go(const char *file)
 int main(int argc, char **argv)
 {
 	const char *names = NULL, *rec_out = NULL, *rec_in = NULL, *wl_fail = NULL;
-	const char *go_file = NULL;
+	const char *go_file = NULL, *ret_refusals = NULL;
 	unsigned long compared = 0, differ = 0, boundaries = 0;
 	int opt, seconds = 2, min = 0, r;
 	unsigned long max_size = 1024;
@@ -817,7 +886,7 @@ int main(int argc, char **argv)
 	struct utsname u;
 	size_t i;
 
-	while ((opt = getopt(argc, argv, "f:R:x:t:W:N:S:n:G:")) != -1) {
+	while ((opt = getopt(argc, argv, "f:R:x:t:W:N:S:n:G:D:")) != -1) {
 		switch (opt) {
 		case 'f': names = optarg; break;
 		case 'R': rec_out = optarg; break;
@@ -828,10 +897,11 @@ int main(int argc, char **argv)
 		case 'S': max_size = strtoul(optarg, NULL, 0); break;
 		case 'n': count = strtoul(optarg, NULL, 0); break;
 		case 'G': go_file = optarg; break;
+		case 'D': ret_refusals = optarg; break;
 		default:
 			fprintf(stderr, "usage: kpinsn -f FUNCS -R RECORD [-S MAXSIZE] [-n COUNT]\n"
 				"       kpinsn -x RECORD [-f FUNCS [-S MAXSIZE]] [-t S] [-W FILE] [-N MIN]\n"
-				"              [-G FILE]\n");
+				"              [-G FILE] [-D FILE]\n");
 			return 2;
 		}
 	}
@@ -847,6 +917,8 @@ int main(int argc, char **argv)
 		read_record(rec_in);
 	read_kallsyms();
 	select_funcs(max_size, count);
+	if (ret_refusals)
+		read_ret_refusals(ret_refusals);
 	batch = calloc(BATCH, sizeof(*batch));
 	results = calloc(BATCH, sizeof(*results));
 	if (!batch || !results)

@@ -310,6 +310,7 @@ insn_sweep() {
 	fi
 	rm -f /tmp/insn.go /tmp/insn.go.ready
 	/kp/bin/kpinsn -x /kp/records/insn.txt "$@" -t 2 -W /tmp/wl.fail -N 300 \
+		-D /kp/records/kretprobe.differences.txt \
 		-G /tmp/insn.go >/tmp/insn.out 2>&1 &
 	pid=$!
 	while [ ! -e /tmp/insn.go.ready ] && kill -0 $pid 2>/dev/null; do
