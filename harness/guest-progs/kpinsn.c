@@ -71,6 +71,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kp_errname.h"
+
 #define LIST "/sys/kernel/debug/kprobes/list"
 #define SWEEP "/sys/kernel/debug/kpstress_sweep"
 #define BATCH 4096
@@ -90,7 +92,7 @@ struct func {
 	int in_record;
 	unsigned long rec_size;
 	unsigned long first_hits;
-	int ret_refusal;	/* -D: the errno its kretprobe is refused with */
+	char ret_refusal[32];	/* -D: the errno its kretprobe is refused with */
 };
 
 static struct func *funcs;
@@ -195,21 +197,6 @@ static void read_names(const char *path)
 	fclose(f);
 }
 
-static int errno_of(const char *name)
-{
-	static const struct { const char *name; int err; } known[] = {
-		{ "EINVAL", EINVAL }, { "EBUSY", EBUSY }, { "ENOENT", ENOENT },
-		{ "EILSEQ", EILSEQ }, { "EOPNOTSUPP", EOPNOTSUPP },
-		{ "ENOTSUPP", 524 },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strcmp(known[i].name, name))
-			return known[i].err;
-	return 0;
-}
-
 /* -D: the documented kretprobe refusals of the functions swept. */
 static void read_ret_refusals(const char *path)
 {
@@ -225,8 +212,9 @@ static void read_ret_refusals(const char *path)
 		if (sscanf(line, "%127s %31s", name, err) != 2 || name[0] == '#')
 			continue;
 		fn = find(name);
-		if (fn)
-			fn->ret_refusal = errno_of(err);
+		/* "taken": the series takes what the base refuses */
+		if (fn && strcmp(err, "taken"))
+			snprintf(fn->ret_refusal, sizeof(fn->ret_refusal), "%s", err);
 	}
 	fclose(f);
 }
@@ -725,7 +713,7 @@ static int batch_unfired(size_t first, size_t end, char kind,
 	for (; first < end; first++) {
 		const struct func *f = &funcs[first];
 
-		if (kind == 'r' && f->ret_refusal)
+		if (kind == 'r' && f->ret_refusal[0])
 			continue;
 		if (pick_probes(f, kind, gap, NULL) && !first_probe_hits(f, kind, n))
 			return 1;
@@ -781,14 +769,15 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 			n = read_results(batch_n);
 			for (k = 0; k < n; k++) {
 				f_at = kind == 'r' ? func_at(results[k].addr) : NULL;
-				if (f_at && f_at->ret_refusal &&
-				    results[k].err == f_at->ret_refusal) {
+				if (f_at && f_at->ret_refusal[0] && results[k].err &&
+				    !strcmp(kp_errname(results[k].err), f_at->ret_refusal)) {
 					documented++;
 					continue;
 				}
-				if (f_at && f_at->ret_refusal)
-					rule("# kpinsn: %s round: %s: errno %d, where kprobes.rst documents %d\n",
-					     label, f_at->name, results[k].err,
+				if (f_at && f_at->ret_refusal[0])
+					rule("# kpinsn: %s round: %s: %s, where kprobes.rst documents %s\n",
+					     label, f_at->name,
+					     results[k].err ? kp_errname(results[k].err) : "registered",
 					     f_at->ret_refusal);
 				else if (results[k].err)
 					rule("# kpinsn: %s round: %lx refused, errno %d\n", label,
@@ -808,7 +797,7 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 				struct func *f = &funcs[first];
 
 				if (!pick_probes(f, kind, gap, NULL) ||
-				    (kind == 'r' && f->ret_refusal))
+				    (kind == 'r' && f->ret_refusal[0]))
 					continue;
 				tried_fns++;
 				f->first_hits = first_probe_hits(f, kind, n);

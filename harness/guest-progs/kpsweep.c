@@ -57,6 +57,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kp_errname.h"
+
 #define TRACING "/sys/kernel/tracing"
 #define LIST "/sys/kernel/debug/kprobes/list"
 #define SWEEP "/sys/kernel/debug/kpstress_sweep"
@@ -79,27 +81,6 @@ struct fn {
 
 static struct fn *fns;
 static size_t nr_fns;
-
-static const char *errname(int e)
-{
-	static char buf[16];
-
-	switch (e) {
-	case ENOENT: return "ENOENT";
-	case EINVAL: return "EINVAL";
-	case EILSEQ: return "EILSEQ";
-	case EBUSY: return "EBUSY";
-	case EEXIST: return "EEXIST";
-	case ENOMEM: return "ENOMEM";
-	case ENODEV: return "ENODEV";
-	case E2BIG: return "E2BIG";
-	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case 524: return "ENOTSUPP";
-	}
-	snprintf(buf, sizeof(buf), "E%d", e);
-	return buf;
-}
 
 #define MAX_ERR 256
 static int refused[MAX_ERR];
@@ -464,7 +445,7 @@ static void write_record(const char *path, size_t tried, size_t taken)
 		if (!fns[i].tried || fns[i].dup)
 			continue;
 		if (fns[i].err)
-			fprintf(f, "%s %s\n", fns[i].name, errname(fns[i].err));
+			fprintf(f, "%s %s\n", fns[i].name, kp_errname(fns[i].err));
 		else if (find_name(owns, nr_owns, fns[i].name))
 			fprintf(f, "%s taken\n", fns[i].name);
 	}
@@ -491,7 +472,7 @@ static size_t compare_record(int partial)
 			continue;
 		}
 		compared++;
-		here = fns[i].err ? errname(fns[i].err) : "taken";
+		here = fns[i].err ? kp_errname(fns[i].err) : "taken";
 		if (!strcmp(here, r ? r->err : "taken"))
 			continue;
 		doc = find_name(docs, nr_docs, fns[i].name);
@@ -691,7 +672,7 @@ static size_t workload_fires(const char *names, int by_module, int ret,
 			       batch[i]->kmissed, batch[i]->flags, batch[i]->site);
 		else
 			printf("# kpsweep: workload function %s: %s\n", batch[i]->name,
-			       errname(batch[i]->err));
+			       kp_errname(batch[i]->err));
 		bad++;
 	}
 	printf("# kpsweep: %zu workload functions probed, %zu taken and fired\n",
@@ -783,7 +764,7 @@ int main(int argc, char **argv)
 				ue = module_batch(sub, len, ret, seconds);
 				if (ue) {
 					printf("# kpsweep: the kpstress module refused a batch: %s\n",
-					       errname(ue));
+					       kp_errname(ue));
 					write_str(SWEEP, "u");
 					return 2;
 				}
@@ -837,7 +818,7 @@ check:
 				broken++;
 				printf("# batch %zu (%s..%s): %zu taken, %zu listed, enable: %s, %zu left after removal\n",
 				       b, batch[0]->name, batch[n - 1]->name, want, listed,
-				       e ? errname(e) : "ok", left);
+				       e ? kp_errname(e) : "ok", left);
 			}
 		}
 		for (size_t k = 0; k < n; k++)
@@ -852,7 +833,7 @@ check:
 	printf("# kpsweep: refused:");
 	for (e = 0; e < MAX_ERR; e++)
 		if (refused[e])
-			printf(" %s=%d", e ? errname(e) : "other", refused[e]);
+			printf(" %s=%d", e ? kp_errname(e) : "other", refused[e]);
 	printf("\n");
 	if (record_out)
 		write_record(record_out, tried, taken);

@@ -300,6 +300,8 @@ insn_sweep() {
 	# that every registration and grace period waits behind under TCG.
 	# Trying every address needs no workload, and runs faster without:
 	# kpinsn says when it has done that (-G), and the rounds need one.
+	# The other workload comes back afterwards if it ran.
+	had_wl=$WL
 	workload_stop
 	WL=
 	if [ "$INSN_ALL" = all ]; then
@@ -321,7 +323,7 @@ insn_sweep() {
 	wait $pid
 	rc=$?
 	checked_workload_stop
-	workload_start
+	[ -z "$had_wl" ] || workload_start
 	to_kmsg </tmp/insn.out
 	[ -f /tmp/wl.fail ] && to_kmsg </tmp/wl.fail
 	return $rc
@@ -334,7 +336,6 @@ if [ "$INSN_ALL" = all ]; then
 	say "# stress: $NCPU vCPUs, the instruction sweep over every function the workload runs"
 	check "a kprobe on every instruction boundary of every function of at most 1 KB the workload runs: the base's boundaries taken where the record names the function, every function's probes fire, the workload's results stay right" \
 		insn_sweep
-	workload_stop
 	rmmod kpstress
 	check "no probe is left at the end" nothing_left
 	say "# stress: $(($(date +%s) - T0)) s of guest time"
