@@ -722,6 +722,24 @@ static int batch_unfired(size_t first, size_t end, char kind,
 }
 
 /*
+ * A batch that takes this long to register is named, function by function,
+ * so that what makes registration slow can be looked for: a batch of every
+ * other round takes a second or two.
+ */
+#define SLOW_BATCH_S 30
+
+static void name_slow_batch(const char *label, long seconds, size_t first,
+			    size_t end)
+{
+	printf("# kpinsn: %s round: a batch took %ld s to register; its functions:",
+	       label, seconds);
+	for (; first < end; first++)
+		printf(" %s", funcs[first].name);
+	printf("\n");
+	fflush(stdout);
+}
+
+/*
  * One round: KIND 'p', 'P' or 'r' on each function's boundaries taken
  * here (every one, or with GAP at least that far apart; 'r': the entry).
  */
@@ -743,12 +761,16 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 
 		/* Flush the batch when this function would not fit, or at the end. */
 		if (batch_n && (!fn || batch_n + need > BATCH)) {
+			time_t t_reg = time(NULL);
+
 			if (send_batch() || write_str(cmd)) {
 				rule("# kpinsn: %s round: the kpstress module refused the batch\n",
 				     label);
 				write_str("u");
 				return;
 			}
+			if (time(NULL) - t_reg >= SLOW_BATCH_S)
+				name_slow_batch(label, (long)(time(NULL) - t_reg), first, i);
 			sleep_s(seconds);
 			/*
 			 * The optimizer works in the background, each pass
