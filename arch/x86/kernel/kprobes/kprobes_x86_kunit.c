@@ -379,7 +379,7 @@ struct insn_case {
 	int hits;
 };
 
-static const struct insn_case insn_cases[] = {
+static const struct insn_case kpt_insn_cases[] = {
 	{ "jcc taken", kpt_at_jcc, kpt_insn_jcc, 0, 2, 1 },
 	{ "jcc not taken", kpt_at_jcc, kpt_insn_jcc, 3, 1, 1 },
 	{ "jmp rel8", kpt_at_jmp, kpt_insn_jmp, 0, 5, 1 },
@@ -398,7 +398,7 @@ static const struct insn_case insn_cases[] = {
 	{ "indirect jmp rip-relative mem", kpt_at_ijmp_mem, kpt_insn_ijmp_mem, 1, 10, 1 },
 };
 
-KUNIT_ARRAY_PARAM_DESC(insn, insn_cases, desc);
+KUNIT_ARRAY_PARAM_DESC(kpt_insn, kpt_insn_cases, desc);
 
 /* An int3 someone else put there is theirs: no probe on it. */
 static void reject_foreign_int3(struct kunit *test)
@@ -480,7 +480,7 @@ struct boost_case {
 	bool boosts;
 };
 
-static const struct boost_case boost_cases[] = {
+static const struct boost_case kpt_boost_cases[] = {
 	{ "register arithmetic", kpt_at_plain, kpt_insn_plain, 1, 4, true },
 	{ "rip-relative load", kpt_at_rip, kpt_insn_rip, 1, 0x1234abceu, true },
 	{ "rep movsb", kpt_at_repmovs, kpt_repmovs_small, 1, 9, true },
@@ -497,7 +497,7 @@ static const struct boost_case boost_cases[] = {
 	{ "indirect jmp: finished by the handler", kpt_at_ijmp, kpt_insn_ijmp, 1, 9, false },
 };
 
-KUNIT_ARRAY_PARAM_DESC(boost, boost_cases, desc);
+KUNIT_ARRAY_PARAM_DESC(kpt_boost, kpt_boost_cases, desc);
 
 /* Where the rel32 jump that ends at @end goes. */
 static long kpt_rel32_dest(const u8 *end)
@@ -511,7 +511,7 @@ static long kpt_rel32_dest(const u8 *end)
  * byte for when it is not taken.  The probed jumps are the two-byte rel8
  * forms, which the assembler picks for these short distances.
  */
-static void expect_branch_boost_slot(struct kunit *test, struct kprobe *kp)
+static void kpt_expect_branch_boost_slot(struct kunit *test, struct kprobe *kp)
 {
 	const u8 *slot = kp->ainsn.boost_slot;
 	const u8 *addr = (const u8 *)kp->addr;
@@ -538,14 +538,14 @@ static void expect_branch_boost_slot(struct kunit *test, struct kprobe *kp)
  * The boost slot holds the copy and a jump to the next original byte, or
  * for a relative jump, the jump itself written again.
  */
-static void expect_boost_slot(struct kunit *test, struct kprobe *kp)
+static void kpt_expect_boost_slot(struct kunit *test, struct kprobe *kp)
 {
 	const u8 *slot = kp->ainsn.boost_slot;
 	unsigned int len = kp->ainsn.len;
 
 	KUNIT_ASSERT_NOT_NULL(test, slot);
 	if (kprobe_x86_emulated(kp)) {
-		expect_branch_boost_slot(test, kp);
+		kpt_expect_branch_boost_slot(test, kp);
 		return;
 	}
 	KUNIT_EXPECT_EQ(test, slot[len], JMP32_INSN_OPCODE);
@@ -567,7 +567,7 @@ static void x86_boost_by_class(struct kunit *test)
 	tp->kp.post_handler = NULL;
 	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
 	if (bc->boosts)
-		expect_boost_slot(test, &tp->kp);
+		kpt_expect_boost_slot(test, &tp->kp);
 	else
 		KUNIT_EXPECT_NULL(test, tp->kp.ainsn.boost_slot);
 	KUNIT_EXPECT_EQ(test, bc->fn(bc->arg), bc->want);
@@ -612,7 +612,7 @@ struct boost_runner {
 	struct completion done;
 };
 
-static int boost_runner_fn(void *arg)
+static int kpt_boost_runner_fn(void *arg)
 {
 	struct boost_runner *r = arg;
 
@@ -635,7 +635,7 @@ struct boost_hog {
 	bool spin;
 };
 
-static int boost_hog_fn(void *arg)
+static int kpt_boost_hog_fn(void *arg)
 {
 	struct boost_hog *h = arg;
 	unsigned long deadline;
@@ -660,8 +660,8 @@ static int boost_hog_fn(void *arg)
 	return 0;
 }
 
-static bool task_stopped_in(struct task_struct *t, const u8 *start,
-			    unsigned int len)
+static bool kpt_task_stopped_in(struct task_struct *t, const u8 *start,
+				unsigned int len)
 {
 	unsigned long entries[32];
 	unsigned int i, n;
@@ -675,7 +675,7 @@ static bool task_stopped_in(struct task_struct *t, const u8 *start,
 }
 
 /* Takes two pages' worth of slots of @c: is the one holding @busy among them? */
-static bool slot_handed_out(struct kprobe_insn_cache *c, const u8 *busy)
+static bool kpt_slot_handed_out(struct kprobe_insn_cache *c, const u8 *busy)
 {
 	size_t bytes = c->insn_size * sizeof(kprobe_opcode_t);
 	unsigned int i, n = 2 * PAGE_SIZE / bytes;
@@ -704,21 +704,21 @@ struct preempted_case {
 	bool optimize;
 };
 
-static const struct preempted_case preempted_cases[] = {
+static const struct preempted_case kpt_preempted_cases[] = {
 	{ "boost slot (optimization off)", false },
 #ifdef CONFIG_OPTPROBES
 	{ "detour buffer (optimization on)", true },
 #endif
 };
 
-KUNIT_ARRAY_PARAM_DESC(preempted, preempted_cases, desc);
+KUNIT_ARRAY_PARAM_DESC(kpt_preempted, kpt_preempted_cases, desc);
 
 /*
  * Where a hit of @kp goes on without a second trap: its boost slot, or
  * with optimization on, the region copy in the table entry's detour.
  */
-static const u8 *boost_target(struct kprobe *kp, bool optimize,
-			      struct kprobe_insn_cache **cache)
+static const u8 *kpt_boost_target(struct kprobe *kp, bool optimize,
+				  struct kprobe_insn_cache **cache)
 {
 #ifdef CONFIG_OPTPROBES
 	struct kprobe *entry;
@@ -734,7 +734,7 @@ static const u8 *boost_target(struct kprobe *kp, bool optimize,
 	return kp->ainsn.boost_slot;
 }
 
-static void optimization_action(void *on)
+static void kpt_optimization_action(void *on)
 {
 #ifdef CONFIG_OPTPROBES
 	kprobe_opt_set_enabled(on);
@@ -779,9 +779,10 @@ static void x86_boost_preempted_in_slot(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpt_vfree_action, r->dst), 0);
 	memset(r->src, 0xa5, BOOST_COPY_BYTES);
 	init_completion(&r->done);
-	optimization_action((void *)(uintptr_t)pc->optimize);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, optimization_action,
-							(void *)true), 0);
+	kpt_optimization_action((void *)(uintptr_t)pc->optimize);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, kpt_optimization_action,
+						  (void *)true), 0);
 
 	tp = kpt_probe_at(test, kpt_at_repmovs);
 	tp->kp.post_handler = NULL;
@@ -793,11 +794,11 @@ static void x86_boost_preempted_in_slot(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(here)), 0);
 	cpu = cpumask_any_but(cpu_online_mask, here);
 	KUNIT_ASSERT_LT(test, cpu, nr_cpu_ids);
-	h->task = kthread_create(boost_hog_fn, h, "kp-boost-hog");
+	h->task = kthread_create(kpt_boost_hog_fn, h, "kp-boost-hog");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(h->task));
 	kthread_bind(h->task, cpu);
 	wake_up_process(h->task);
-	runner = kthread_create(boost_runner_fn, r, "kp-boost-runner");
+	runner = kthread_create(kpt_boost_runner_fn, r, "kp-boost-runner");
 	if (IS_ERR(runner)) {
 		kthread_stop(h->task);
 		KUNIT_FAIL(test, "no runner thread");
@@ -815,7 +816,7 @@ static void x86_boost_preempted_in_slot(struct kunit *test)
 			if (ret)
 				break;
 		}
-		slot = boost_target(&tp->kp, pc->optimize, &cache);
+		slot = kpt_boost_target(&tp->kp, pc->optimize, &cache);
 		if (!slot) {
 			ret = -ENOENT;
 			break;
@@ -827,15 +828,15 @@ static void x86_boost_preempted_in_slot(struct kunit *test)
 		WRITE_ONCE(h->spin, true);
 		wake_up_process(h->task);
 		usleep_range(2000, 3000);
-		if (task_stopped_in(runner, slot, tp->kp.ainsn.len)) {
+		if (kpt_task_stopped_in(runner, slot, tp->kp.ainsn.len)) {
 			bool handed;
 
 			kpt_unreg_kprobe(test, &tp->kp);
 			registered = false;
-			handed = slot_handed_out(cache, slot);
+			handed = kpt_slot_handed_out(cache, slot);
 			/* it counts only if the runner was in it all along */
 			if (READ_ONCE(h->spin) &&
-			    task_stopped_in(runner, slot, tp->kp.ainsn.len)) {
+			    kpt_task_stopped_in(runner, slot, tp->kp.ainsn.len)) {
 				caught++;
 				reused += handed;
 			}
@@ -857,10 +858,11 @@ static void x86_boost_preempted_in_slot(struct kunit *test)
 }
 
 static struct kunit_case kprobes_x86_cases[] = {
-	KUNIT_CASE_PARAM(x86_insn_in_place, insn_gen_params),
-	KUNIT_CASE_PARAM(x86_boost_by_class, boost_gen_params),
+	KUNIT_CASE_PARAM(x86_insn_in_place, kpt_insn_gen_params),
+	KUNIT_CASE_PARAM(x86_boost_by_class, kpt_boost_gen_params),
 	KUNIT_CASE(x86_boost_post_handler_joins),
-	KUNIT_CASE_PARAM_ATTR(x86_boost_preempted_in_slot, preempted_gen_params,
+	KUNIT_CASE_PARAM_ATTR(x86_boost_preempted_in_slot,
+			      kpt_preempted_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(reject_foreign_int3),
 	{}
