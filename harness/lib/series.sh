@@ -233,13 +233,19 @@ series_checkpatch() {
 # Build the kernel at every patch of the series, for each arch asked for.
 # The patches are checked out in turn in the project tree and built in its
 # usual build directories, so each step is an incremental build; the tree
-# is composed again at the end.
+# is composed again at the end.  Every arch on every patch is hours of
+# building, more than a sitting: a build that passed is written down in
+# out/bisect/ARCH.built by what it built (the patch's tree and the sum of
+# the config fragments, configure()'s), and a later run skips it.  An
+# interrupted run goes on where it stopped, and a series changed at its
+# end rebuilds only what changed.  Removing the file builds it all again.
 bisect_series() {
-	local head c i=0 n a bad=0 from
+	local head c i=0 n a bad=0 from built key skipped=0
 	head=$(series_commits)
 	n=$(git -C "$KP_BASE_SRC" rev-list --count base.."$head")
 	[ "$n" = 0 ] && { stage "no patches to check"; return 0; }
 	ensure_src_worktree
+	mkdir -p "$KP_ROOT/out/bisect"
 	# --last N: only the last N patches (the earlier ones built before).
 	from=$((n - ${KP_LAST:-$n}))
 	((from > 0)) || from=0
@@ -250,12 +256,23 @@ bisect_series() {
 		for a in $KP_ARCHES; do
 			build_vars project "$a" 0
 			configure 0
-			run_step "[$i/$n] $a: $(git -C "$KP_SRC" log -1 --format=%s)" \
-				"$KP_BUILD_OUT/build.log" kmake "$(basename "$KP_IMAGE")" modules ||
+			built=$KP_ROOT/out/bisect/$a.built
+			key="$(git -C "$KP_SRC" rev-parse "$c^{tree}") $(cat "$KP_BUILD_OUT/kp.fragment.sum")"
+			if grep -qxF "$key" "$built" 2>/dev/null; then
+				skipped=$((skipped + 1))
+				continue
+			fi
+			if run_step "[$i/$n] $a: $(git -C "$KP_SRC" log -1 --format=%s)" \
+				"$KP_BUILD_OUT/build.log" kmake "$(basename "$KP_IMAGE")" modules; then
+				echo "$key" >>"$built"
+			else
 				bad=$((bad + 1))
+			fi
 		done
 	done
 	compose
+	((skipped == 0)) ||
+		stage "$skipped build(s) skipped: built before from the same tree and config (out/bisect/ARCH.built)"
 	((bad == 0)) || die "$bad build(s) failed along the series"
 	stage "all $((n - from)) of the series' $n patches checked build on: $KP_ARCHES"
 }
