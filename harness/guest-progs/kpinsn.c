@@ -731,10 +731,17 @@ static int batch_unfired(size_t first, size_t end, char kind,
 static void name_slow_batch(const char *label, long seconds, size_t first,
 			    size_t end)
 {
-	printf("# kpinsn: %s round: a batch took %ld s to register; its functions:",
-	       label, seconds);
-	for (; first < end; first++)
-		printf(" %s", funcs[first].name);
+	size_t n = 0;
+
+	printf("# kpinsn: %s round: a batch took %ld s to register; its %zu functions:\n",
+	       label, seconds, end - first);
+	/*
+	 * A few names a line: the guest writes each line as one kernel log
+	 * record, and /dev/kmsg refuses a record longer than 1 KB.
+	 */
+	for (; first < end; first++, n++)
+		printf("%s %s", n % 6 ? "" : n ? "\n# kpinsn:  " : "# kpinsn:  ",
+		       funcs[first].name);
 	printf("\n");
 	fflush(stdout);
 }
