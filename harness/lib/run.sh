@@ -349,8 +349,11 @@ run_sweep_record() {
 # thread itself) runs took 99 to 921 s to register (session 40), so the
 # several hundred thousand boundaries would take more than ten hours.
 # On a 2-core host with nothing else running a whole x86_64 run took 33
-# guest minutes (38 with the build), arm64 39 (45); work beside it slows
-# it by half or more.  Run one arch at a time.
+# guest minutes (38 with the build), arm64 39 (45), before the debug boot
+# had its instruction sweep; work beside it slows it by half or more.  Run
+# one arch at a time.  With that sweep the x86_64 debug boot does not end
+# today: its first batch, which arms the whole of the unwinder and of
+# kmemleak's object functions, took 29 minutes to register (session 42).
 run_stress() {
 	local a results=() rc name
 	rm -f "$KP_RESULTS"/*stress.results.json
