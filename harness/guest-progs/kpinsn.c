@@ -769,6 +769,7 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 		/* Flush the batch when this function would not fit, or at the end. */
 		if (batch_n && (!fn || batch_n + need > BATCH)) {
 			time_t t_reg = time(NULL);
+			long took;
 
 			if (send_batch() || write_str(cmd)) {
 				rule("# kpinsn: %s round: the kpstress module refused the batch\n",
@@ -776,8 +777,9 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 				write_str("u");
 				return;
 			}
-			if (time(NULL) - t_reg >= SLOW_BATCH_S)
-				name_slow_batch(label, (long)(time(NULL) - t_reg), first, i);
+			took = (long)(time(NULL) - t_reg);
+			if (took >= SLOW_BATCH_S)
+				name_slow_batch(label, took, first, i);
 			sleep_s(seconds);
 			/*
 			 * The optimizer works in the background, each pass

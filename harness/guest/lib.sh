@@ -138,8 +138,8 @@ ktap_say() {
 tap_begin() {	# suite-name planned-count
 	say "# kp-suite: $1"
 	if [ ! -r "$KP_KTAP_HELPERS" ]; then
-		# No result can be written: the host reports every planned
-		# case as never reported, after this line.
+		# No result line can be written: a suite that the job's
+		# kp-plan names and that reports nothing fails on the host.
 		say "# $KP_KTAP_HELPERS is missing: the build installs it with the kprobes kselftest (harness/lib/build.sh, build_kselftest()); rebuild the initramfs"
 		return 1
 	fi

@@ -15,9 +15,10 @@ show() {
 
 # Hide the suites' modules: every one of them must be reported as failed,
 # also arm64's when the guest plays arm64.  A module left in place would
-# print its KTAP on this job's console, where the host reads this job's.  Playing arm64 on an x86_64 guest,
-# the x86 optimizer's suite is skipped by name (its sysctl is there, the
-# arch is not x86's); that skip is the only one allowed.
+# print its KTAP on this job's console, where the host reads this job's.
+# Playing arm64 on an x86_64 guest, the x86 optimizer's suite is skipped
+# by name (its sysctl is there, the arch is not x86's); that skip is the
+# only one allowed.
 kunit_modules_missing() {
 	hidden=$(find /lib/modules -name test_kprobes.ko -o -name kprobes_opt_kunit.ko \
 		-o -name kprobes_x86_kunit.ko)
