@@ -11,14 +11,28 @@ cmdline_arg() {
 # self-test runs a suite on purpose in a doctored guest (selftest-absence.sh).
 KP_SAY_TO=${KP_SAY_TO:-/dev/kmsg}
 
+# One line, one record, but /dev/kmsg refuses a record of more than about
+# 1 KB (the whole write fails): a longer line goes in pieces of 900
+# characters, each after the first marked as a diagnostic that goes on.
+kmsg_line() {
+	if [ ${#1} -le 900 ]; then
+		printf '%s\n' "$1" >>"$KP_SAY_TO"
+		return
+	fi
+	printf '%s\n' "$1" | fold -w 900 | sed '2,$s/^/# .../' |
+		while IFS= read -r piece; do
+			printf '%s\n' "$piece" >>"$KP_SAY_TO"
+		done
+}
+
 say() {
-	printf '%s\n' "$*" >>"$KP_SAY_TO"
+	kmsg_line "$*"
 }
 
 # Every line of standard input becomes one kernel log record.
 to_kmsg() {
 	while IFS= read -r line; do
-		printf '%s\n' "$line" >>"$KP_SAY_TO"
+		kmsg_line "$line"
 	done
 }
 

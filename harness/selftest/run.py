@@ -744,6 +744,36 @@ class Scratch(unittest.TestCase):
         run_script(self, 'matrix-variants.sh')
 
 
+class GuestLib(unittest.TestCase):
+    """harness/guest/lib.sh as the guest runs it, in busybox's sh."""
+
+    def records(self, script):
+        with tempfile.NamedTemporaryFile('r') as out:
+            env = dict(os.environ, KP_SAY_TO=out.name)
+            r = subprocess.run(
+                ['busybox', 'sh', '-c',
+                 '. ' + os.path.join(ROOT, 'harness', 'guest', 'lib.sh') + '; ' + script],
+                capture_output=True, text=True, env=env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return out.read().splitlines()
+
+    def test_long_lines_go_to_the_log_in_pieces(self):
+        # /dev/kmsg refuses a record of more than 1 KB: every piece is
+        # shorter, the first is the line's start, the others diagnostics,
+        # and together they are the line.
+        long = 'w' * 1234 + 'z' * 1000
+        for call in ('say "# $L"', 'printf "%s\\n" "# $L" | to_kmsg'):
+            lines = self.records(f'L={long}; say short; {call}; say end')
+            self.assertEqual(lines[0], 'short')
+            self.assertEqual(lines[-1], 'end')
+            pieces = lines[1:-1]
+            self.assertEqual(len(pieces), 3, call)
+            self.assertTrue(all(len(p) < 1000 for p in pieces), call)
+            self.assertTrue(all(p.startswith('# ...') for p in pieces[1:]), call)
+            self.assertEqual(pieces[0] + ''.join(p[5:] for p in pieces[1:]),
+                             '# ' + long, call)
+
+
 class Recorder(unittest.TextTestResult):
     cases = []
 
