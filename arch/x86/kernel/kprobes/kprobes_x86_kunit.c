@@ -181,6 +181,28 @@ static __used noinline __noipa u32 kpt_insn_icall(u32 x)
 	return r + x;
 }
 
+/*
+ * A call through a table, "call *disp8(%reg)": the base refuses a probe
+ * on an indirect call or jmp with a memory operand, which a kernel
+ * without retpolines has wherever it calls through an ops structure.
+ * The copy pushes the target read from memory; the handler calls it.
+ */
+static u32 (*const kpt_icall_table[2])(void) = { NULL, kpt_callee };
+
+static __used noinline __noipa u32 kpt_insn_icall_mem(u32 x)
+{
+	const void *table = kpt_icall_table;
+	u32 r;
+
+	OPTIMIZER_HIDE_VAR(table);
+	asm volatile(KPT_AT(kpt_at_icall_mem)
+		     ANNOTATE_RETPOLINE_SAFE "call *8(%%rdx)\n"
+		     : "=a" (r), "+d" (table), ASM_CALL_CONSTRAINT
+		     : : "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11",
+		       "memory", "cc");
+	return r + x;
+}
+
 /* pushf in the slot would see IF clear; emulated, it sees the caller's. */
 static __used noinline __noipa u32 kpt_insn_pushf(u32 x)
 {
@@ -388,6 +410,7 @@ static const struct insn_case kpt_insn_cases[] = {
 	{ "call rel32", kpt_at_call, kpt_insn_call, 1, 0x78u, 1 },
 	{ "cs call rel32 (retpoline thunk call)", kpt_at_cscall, kpt_insn_cscall, 11, 11, 1 },
 	{ "indirect call", kpt_at_icall, kpt_insn_icall, 2, 0x79u, 1 },
+	{ "indirect call through memory", kpt_at_icall_mem, kpt_insn_icall_mem, 2, 0x79u, 1 },
 	{ "pushf sees IF", kpt_at_pushf, kpt_insn_pushf, 0, 1, 1 },
 	{ "cli clears IF", kpt_at_cli, kpt_insn_cli, 2, 2, 1 },
 	{ "sti sets IF", kpt_at_sti, kpt_insn_sti, 2, 3, 1 },

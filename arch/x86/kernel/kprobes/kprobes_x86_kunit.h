@@ -16,7 +16,7 @@ u32 kpt_insn_ijmp_mem(u32 x);
 u32 kpt_insn_cscall(u32 x);
 
 extern const u8 kpt_at_jcc[], kpt_at_jmp[], kpt_at_loop[], kpt_at_rip[];
-extern const u8 kpt_at_call[], kpt_at_icall[], kpt_at_pushf[];
+extern const u8 kpt_at_call[], kpt_at_icall[], kpt_at_icall_mem[], kpt_at_pushf[];
 extern const u8 kpt_at_cli[], kpt_at_sti[], kpt_at_popf[];
 extern const u8 kpt_at_ret[], kpt_at_retimm[], kpt_at_ijmp[], kpt_at_ijmp_mem[];
 extern const u8 kpt_at_cscall[], kpt_at_int3[];
