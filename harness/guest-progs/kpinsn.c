@@ -29,7 +29,8 @@
  * that only this kernel refuses is its documented rule, and so are, on
  * arm64, the next function's ftrace ops pointer and zero words, refused,
  * and one-instruction atomics and what follows them, hints and
- * instructions with a fixup, taken), and then four
+ * instructions with a fixup, taken, and on x86 indirect calls and jmps
+ * through memory, taken), and then four
  * rounds run while the
  * guest's workload does, each round's probes registered in batches of the
  * kpstress module's size with register_kprobes() or register_kretprobes():
@@ -44,6 +45,12 @@
  *           list shows optimized is printed, and on x86_64, which
  *           optimizes, none is a failure;
  *   ret     a kretprobe on each function.
+ *
+ * Before them, on a kernel with lockdep or kmemleak, the function tracer
+ * counts how often registering and unregistering a probe calls each
+ * function; the pre and post rounds there fill a batch only up to a
+ * number of breakpoint hits that each of its registrations would meet
+ * on its own batch's probes (trace_register()).
  *
  * In every round every probe must register, the function's first probe
  * (or its kretprobe) must fire, as the workload runs each function, and
@@ -92,12 +99,14 @@ struct func {
 	int in_record;
 	unsigned long rec_size;
 	unsigned long first_hits;
+	unsigned long reg_calls; /* calls by a traced registration */
 	char ret_refusal[32];	/* -D: the errno its kretprobe is refused with */
 };
 
 static struct func *funcs;
 static size_t nr_funcs;
 static unsigned int step = 1;
+static int x86_64;		/* REX prefixes, not INC and DEC */
 static int broken;
 
 /* A broken rule: printed, and the exit status is 1. */
@@ -513,7 +522,8 @@ static void write_record(const char *path)
 
 static const unsigned char endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 static unsigned long allowed_endbr, allowed_ops, allowed_udf, allowed_atomic;
-static unsigned long allowed_hint, allowed_extable, code_differs;
+static unsigned long allowed_hint, allowed_extable, allowed_indirect_mem;
+static unsigned long code_differs;
 
 /* The little-endian instruction word at @off of the function here. */
 static unsigned int word_at(const struct func *fn, unsigned long off)
@@ -577,6 +587,25 @@ static int code_differs_in(struct func *fn, unsigned long from, unsigned long to
 }
 
 /*
+ * x86: is the instruction at @off an indirect CALL or JMP (FF /2, FF /4)
+ * with a memory operand, after REX or segment prefixes?  The base
+ * refuses those; here they are probed (kprobes.rst).
+ */
+static int indirect_mem_branch(const struct func *fn, unsigned long off)
+{
+	unsigned long at = off;
+	unsigned char modrm;
+
+	while (at < fn->size && ((x86_64 && (fn->image[at] & 0xf0) == 0x40) ||
+				 fn->image[at] == 0x2e || fn->image[at] == 0x3e))
+		at++;
+	if (at + 1 >= fn->size || fn->image[at] != 0xff)
+		return 0;
+	modrm = fn->image[at + 1];
+	return (modrm >> 6) != 3 && (((modrm >> 3) & 7) == 2 || ((modrm >> 3) & 7) == 4);
+}
+
+/*
  * The boundaries taken here against the record's: 0 alike, 1 not, -1 not
  * compared (not in the record, another size, or other code where they
  * differ).  Where only this kernel refuses an ENDBR, that is the rule
@@ -585,7 +614,8 @@ static int code_differs_in(struct func *fn, unsigned long from, unsigned long to
  * the next function's ftrace ops pointer (ftrace_ops_word()) and zero
  * words, refused here, and one-instruction atomics
  * (base_atomic_window()), hints and instructions with a fixup, taken
- * here: kprobes.rst lists them.
+ * here, and on x86 an indirect call or jmp through memory, taken here:
+ * kprobes.rst lists them.
  */
 static int compare(struct func *fn)
 {
@@ -612,6 +642,10 @@ static int compare(struct func *fn)
 		}
 		if (fn->taken[off] && base_atomic_window(fn, off)) {
 			allowed_atomic++;
+			continue;
+		}
+		if (step == 1 && fn->taken[off] && indirect_mem_branch(fn, off)) {
+			allowed_indirect_mem++;
 			continue;
 		}
 		/* arm64: hints the base refuses, stepped or simulated here */
@@ -747,8 +781,175 @@ static void name_slow_batch(const char *label, long seconds, size_t first,
 }
 
 /*
+ * A batch registers in slices, each armed before the next registers
+ * (Documentation/trace/kprobes.rst), so every function that registering
+ * a probe calls, once armed on every boundary, makes each later
+ * registration of the batch hit as many breakpoints as the instructions
+ * it runs there: on a debug kernel (__might_sleep, the spinlocks, RCU's
+ * read lock, the unwinder behind kmemleak's stack traces) thousands a
+ * probe, and a batch took half an hour.  So before the rounds the
+ * function tracer, filtered to the sweep's functions and to this
+ * process, counts the calls of registering and unregistering
+ * TRACE_PROBES probes, and the dense rounds close a batch before the
+ * hits each registration would meet (calls per probe times probes, over
+ * the batch's functions) pass REG_HITS_MAX: the busiest functions go in
+ * batches of their own.  On other kernels (debug_kernel()), or without
+ * the tracer, batches are as full as BATCH allows.
+ */
+#define TRACING "/sys/kernel/tracing/"
+#define TRACE_PROBES 16
+#define REG_HITS_MAX 256
+
+static size_t traced_probes;
+
+static int tracing_write(const char *file, const char *s)
+{
+	char path[128];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), TRACING "%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -1;
+	ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/* The sweep's functions that the tracer takes: how many. */
+static size_t trace_filter(void)
+{
+	int fd = open(TRACING "set_ftrace_filter", O_WRONLY | O_TRUNC);
+	char line[160];
+	size_t i, n = 0;
+
+	if (fd < 0)
+		return 0;
+	for (i = 0; i < nr_funcs; i++) {
+		snprintf(line, sizeof(line), "%s\n", funcs[i].name);
+		if (funcs[i].size && write(fd, line, strlen(line)) > 0)
+			n++;
+	}
+	close(fd);
+	return n;
+}
+
+/* Count each traced call ("NAME <-CALLER") of a sweep function. */
+static void trace_count(void)
+{
+	FILE *f = fopen(TRACING "trace", "r");
+	char line[512], *at, *name;
+	struct func *fn;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		at = strstr(line, " <-");
+		if (line[0] == '#' || !at)
+			continue;
+		*at = 0;
+		name = strrchr(line, ' ');
+		fn = name ? find(name + 1) : NULL;
+		if (fn)
+			fn->reg_calls++;
+	}
+	fclose(f);
+}
+
+/*
+ * Only where a breakpoint hit is dear: with lockdep or kmemleak each hit
+ * runs their checks, and the whole of a distro kernel's dense round took
+ * 25 s in full batches on x86_64, 156 s in the batches above.
+ */
+static int debug_kernel(void)
+{
+	return access("/proc/lockdep", F_OK) == 0 ||
+	       access("/sys/kernel/debug/kmemleak", F_OK) == 0;
+}
+
+/* The boundary taken nearest the middle of @fn, past its entry. */
+static size_t middle_probe(const struct func *fn, unsigned long *out)
+{
+	unsigned long off;
+
+	if (!fn->taken)
+		return 0;
+	for (off = fn->size / 2; off < fn->size; off++) {
+		if (fn->taken[off]) {
+			*out = fn->addr + off;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void trace_register(void)
+{
+	char pid[24];
+	size_t i;
+
+	/*
+	 * A boundary in the middle of each of the first functions: not an
+	 * ftrace site, so a breakpoint with its slot and its detour, as
+	 * the rounds register them.
+	 */
+	batch_n = 0;
+	for (i = 0; i < nr_funcs && batch_n < TRACE_PROBES; i++)
+		batch_n += middle_probe(&funcs[i], batch + batch_n);
+	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (!batch_n || tracing_write("tracing_on", "0") ||
+	    !trace_filter() || tracing_write("set_ftrace_pid", pid) ||
+	    tracing_write("trace", "") ||
+	    tracing_write("current_tracer", "function")) {
+		printf("# kpinsn: no function tracer to count a registration's calls: batches as full as they fit\n");
+	} else {
+		tracing_write("tracing_on", "1");
+		if (send_batch() || write_str("p"))
+			rule("# kpinsn: the kpstress module refused the traced batch\n");
+		write_str("u");
+		tracing_write("tracing_on", "0");
+		trace_count();
+		traced_probes = batch_n;
+	}
+	tracing_write("current_tracer", "nop");
+	tracing_write("set_ftrace_pid", "");
+	tracing_write("set_ftrace_filter", "");
+	tracing_write("trace", "");
+	tracing_write("tracing_on", "1");
+	batch_n = 0;
+}
+
+/* The hits a registration would meet on all of @fn's probes, armed. */
+static unsigned long reg_hits(const struct func *fn, size_t probes)
+{
+	return traced_probes ? fn->reg_calls * probes / traced_probes : 0;
+}
+
+/* Name the functions that a dense round gives batches of their own. */
+static void trace_report(void)
+{
+	size_t i, alone = 0, called = 0;
+
+	if (!traced_probes)
+		return;
+	for (i = 0; i < nr_funcs; i++)
+		called += funcs[i].reg_calls != 0;
+	printf("# kpinsn: registering and unregistering %zu probes ran %zu of the functions; a dense round's batch meets at most %d hits a registration, so these go alone (calls a probe):\n",
+	       traced_probes, called, REG_HITS_MAX);
+	for (i = 0; i < nr_funcs; i++) {
+		if (reg_hits(&funcs[i], pick_probes(&funcs[i], 'p', 1, NULL)) <= REG_HITS_MAX)
+			continue;
+		printf("%s %s (%.1f)", alone % 6 ? "" : alone ? "\n# kpinsn:  " : "# kpinsn:  ",
+		       funcs[i].name, (double)funcs[i].reg_calls / traced_probes);
+		alone++;
+	}
+	printf("%s", alone ? "\n" : "# kpinsn:  none\n");
+}
+
+/*
  * One round: KIND 'p', 'P' or 'r' on each function's boundaries taken
  * here (every one, or with GAP at least that far apart; 'r': the entry).
+ * A dense round's batches also stop at REG_HITS_MAX (trace_register()).
  */
 static void probe_round(const char *label, char kind, unsigned long gap,
 			int seconds, const char *wl_fail)
@@ -760,15 +961,26 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 	int before = list_lines(), after, waited;
 	unsigned long opt_before = list_optimized(), now, prev;
 	char cmd[2] = { kind, 0 };
+	unsigned long batch_hits = 0, hits_max = ~0UL;
+	unsigned int nr_batch = 0;
+	size_t first_batch = 0;
 	time_t t0 = time(NULL);
+
+	if (kind != 'r' && gap == 1 && traced_probes)
+		hits_max = REG_HITS_MAX;
 
 	for (i = 0; i <= nr_funcs; i++) {
 		struct func *fn = i < nr_funcs ? &funcs[i] : NULL;
 		size_t need = fn ? pick_probes(fn, kind, gap, NULL) : 0;
+		unsigned long hits = fn ? reg_hits(fn, need) : 0;
 
-		/* Flush the batch when this function would not fit, or at the end. */
-		if (batch_n && (!fn || batch_n + need > BATCH)) {
-			time_t t_reg = time(NULL);
+		/*
+		 * Flush the batch when this function would not fit, in probes
+		 * or in hits, or at the end.
+		 */
+		if (batch_n && (!fn || batch_n + need > BATCH ||
+				batch_hits + hits > hits_max)) {
+			time_t t_reg = time(NULL), t_unreg;
 			long took;
 
 			if (send_batch() || write_str(cmd)) {
@@ -845,11 +1057,22 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 					     label, f->name);
 			}
 			probes += n;
+			t_unreg = time(NULL);
 			write_str("u");
+			printf("# kpinsn: %s batch %u: %zu probes on %zu functions",
+			       label, ++nr_batch, batch_n, i - first_batch);
+			if (hits_max != ~0UL)
+				printf(", %lu hits a registration", batch_hits);
+			printf("; registered in %ld s, unregistered in %ld s\n",
+			       took, (long)(time(NULL) - t_unreg));
 			batch_n = 0;
+			batch_hits = 0;
+			first_batch = i;
 		}
-		if (need)
+		if (need) {
 			batch_n += pick_probes(fn, kind, gap, batch + batch_n);
+			batch_hits += hits;
+		}
 	}
 	after = list_lines();
 	if (after != before)
@@ -929,8 +1152,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kpinsn: give -R with -f, or -x\n");
 		return 2;
 	}
+	/* A line at a time: the guest passes each on to the kernel log. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!uname(&u) && !strcmp(u.machine, "aarch64"))
 		step = 4;
+	x86_64 = !strcmp(u.machine, "x86_64");
 	if (names)
 		read_names(names);
 	if (rec_in)
@@ -969,16 +1195,20 @@ int main(int argc, char **argv)
 		compared++;
 		differ += r;
 	}
-	printf("# kpinsn: %zu functions, %lu boundaries taken in %lds; %lu compared with the record, %lu differ; by rule %lu ENDBRs, %lu ftrace ops words and %lu zero words refused, %lu words in or after one-instruction atomics, %lu hints and %lu with a fixup taken; %lu not compared, their code not the base's\n",
+	printf("# kpinsn: %zu functions, %lu boundaries taken in %lds; %lu compared with the record, %lu differ; by rule %lu ENDBRs, %lu ftrace ops words and %lu zero words refused, %lu words in or after one-instruction atomics, %lu hints, %lu with a fixup and %lu indirect branches through memory taken; %lu not compared, their code not the base's\n",
 	       nr_funcs, boundaries, checked_s, compared, differ, allowed_endbr,
 	       allowed_ops, allowed_udf, allowed_atomic, allowed_hint,
-	       allowed_extable, code_differs);
+	       allowed_extable, allowed_indirect_mem, code_differs);
 	if ((long)compared < min) {
 		printf("# kpinsn: only %lu functions compared, fewer than %d\n", compared, min);
 		broken = 1;
 	}
 	if (go_file && wait_for_go(go_file))
 		return 2;
+	if (debug_kernel()) {
+		trace_register();
+		trace_report();
+	}
 	probe_round("pre", 'p', 1, seconds, wl_fail);
 	probe_round("post", 'P', 1, seconds, wl_fail);
 	probe_round("sparse", 'p', SPARSE_GAP, seconds, wl_fail);

@@ -351,9 +351,12 @@ run_sweep_record() {
 # On a 2-core host with nothing else running a whole x86_64 run took 33
 # guest minutes (38 with the build), arm64 39 (45), before the debug boot
 # had its instruction sweep; work beside it slows it by half or more.  Run
-# one arch at a time.  With that sweep the x86_64 debug boot does not end
-# today: its first batch, which arms the whole of the unwinder and of
-# kmemleak's object functions, took 29 minutes to register (session 42).
+# one arch at a time.  The debug boot's instruction sweep once took half
+# an hour for one batch, which armed every instruction of what each
+# later registration of the batch runs (the unwinder behind kmemleak's
+# stack traces, the spinlocks, __might_sleep); kpinsn now gives such
+# functions batches of their own, by what the function tracer counts in
+# a registration, and a batch takes seconds (session 43).
 run_stress() {
 	local a results=() rc name
 	rm -f "$KP_RESULTS"/*stress.results.json

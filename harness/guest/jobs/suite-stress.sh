@@ -29,14 +29,19 @@
 #      be the base's in every function both kernels have at the same
 #      size, at least 300 of them.  Rules kprobes.rst documents are not
 #      differences: an ENDBR that is not a symbol's start (x86_64, only we
-#      refuse); on arm64 the ftrace ops pointer and zero words (only we
+#      refuse); an indirect call or jmp through memory (x86, only we
+#      take); on arm64 the ftrace ops pointer and zero words (only we
 #      refuse) and one-instruction atomics and what follows them, hints
 #      and instructions with a fixup (only we take).  A function whose
 #      code is not the base's (it calls into kprobes) is not compared: the
 #      record keeps the base's bytes.
 #    - Then, while a workload checks its own results (a file read back,
 #      pipe data, a checksum, exit statuses), kprobes in
-#      register_kprobes() batches of 4096 on every boundary taken: a
+#      register_kprobes() batches of up to 4096 on every boundary taken
+#      (on the debug kernel, in the dense rounds, a function that
+#      registering a probe runs often, as the function tracer counted it,
+#      goes in a batch of its own: each later registration of the batch
+#      would hit its probes, each hit running lockdep's checks): a
 #      pre_handler only; with a post_handler; sparse (at least 16 bytes
 #      apart, 2 s, then up to 30 s more while the list shows more
 #      [OPTIMIZED]; none optimized on x86_64 fails); a kretprobe on each
@@ -310,10 +315,14 @@ insn_sweep() {
 		checked_workload_stop
 		set -- -f /tmp/insn.funcs
 	fi
-	rm -f /tmp/insn.go /tmp/insn.go.ready
-	/kp/bin/kpinsn -x /kp/records/insn.txt "$@" -t 2 -W /tmp/wl.fail -N 300 \
-		-D /kp/records/kretprobe.differences.txt \
-		-G /tmp/insn.go >/tmp/insn.out 2>&1 &
+	rm -f /tmp/insn.go /tmp/insn.go.ready /tmp/insn.rc
+	# Its lines go to the kernel log as they come: a long form's batches
+	# are its progress.
+	{
+		/kp/bin/kpinsn -x /kp/records/insn.txt "$@" -t 2 -W /tmp/wl.fail -N 300 \
+			-D /kp/records/kretprobe.differences.txt -G /tmp/insn.go 2>&1
+		echo $? >/tmp/insn.rc
+	} | to_kmsg &
 	pid=$!
 	while [ ! -e /tmp/insn.go.ready ] && kill -0 $pid 2>/dev/null; do
 		sleep 1
@@ -321,10 +330,9 @@ insn_sweep() {
 	checked_workload_start /tmp/wl.fail
 	touch /tmp/insn.go
 	wait $pid
-	rc=$?
+	rc=$(cat /tmp/insn.rc 2>/dev/null || echo 2)
 	checked_workload_stop
 	[ -z "$had_wl" ] || workload_start
-	to_kmsg </tmp/insn.out
 	[ -f /tmp/wl.fail ] && to_kmsg </tmp/wl.fail
 	return $rc
 }
