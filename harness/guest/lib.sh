@@ -331,19 +331,25 @@ checked_workload_stop() {
 }
 
 # The functions the checked workload runs, by the function tracer: those
-# called at least three times in a second outside the idle tasks (whose
-# functions the busy workload hardly lets run), a name a line, sorted.
+# called at least three times in a second (or SECONDS) outside the idle
+# tasks (whose functions the busy workload hardly lets run), a name a
+# line, sorted.  What the trace keeps is its buffer's worth, the last of
+# the window: BUFFER_KB per CPU makes it more, for that trace only.
 workload_functions() {
 	t=/sys/kernel/tracing
+	# "7 (expanded: 1408)" until the buffer is first used.
+	kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/' $t/buffer_size_kb)
 	echo 0 >$t/tracing_on
 	echo >$t/trace
+	[ -z "$2" ] || echo "$2" >$t/buffer_size_kb
 	echo function >$t/current_tracer || return 1
 	echo 1 >$t/tracing_on
-	sleep 1
+	sleep "${1:-1}"
 	echo 0 >$t/tracing_on
 	awk '$1 !~ /^<idle>/ { for (i = 2; i <= NF; i++) if ($i ~ /^<-/) { n[$(i - 1)]++; break } }
 	     END { for (f in n) if (n[f] >= 3) print f }' $t/trace | sort
 	echo nop >$t/current_tracer
 	echo >$t/trace
+	[ -z "$2" ] || echo "$kb" >$t/buffer_size_kb
 	echo 1 >$t/tracing_on
 }

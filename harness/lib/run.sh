@@ -275,8 +275,11 @@ run_sweep_record() {
 		name=$(run_name sweep-record)
 		rc=0
 		# An oops of the base's ends the boot at once rather than hang it.
+		# The debug kernel boots as the stress suite's long form boots it,
+		# with full preemption, so that its workload runs the same
+		# functions (voluntary preemption adds __cond_resched()).
 		KP_TIMEOUT=${KP_TIMEOUT:-10800} guest_boot sweep-record "$name" progress oops=panic \
-			${KP_ONLY:+kp.only=$KP_ONLY} || rc=$?
+			${KP_ONLY:+kp.only=$KP_ONLY} $([ "$KP_DEBUG" = 1 ] && echo preempt=full) || rc=$?
 		# Each kind's record stands on its own: one the guest finished
 		# is kept even if the next one brought the base down.
 		for kind in $kinds; do
