@@ -756,6 +756,16 @@ static int batch_unfired(size_t first, size_t end, char kind,
 }
 
 /*
+ * The @n-th name of a list (from 0), six a line: the guest writes each
+ * line as one kernel log record, which a few names keep short.  The
+ * caller ends the last line.
+ */
+static void list_name(size_t n, const char *name)
+{
+	printf("%s %s", n % 6 ? "" : n ? "\n# kpinsn:  " : "# kpinsn:  ", name);
+}
+
+/*
  * A batch that takes this long to register is named, function by function,
  * so that what makes registration slow can be looked for: a batch of every
  * other round takes a second or two.
@@ -769,13 +779,8 @@ static void name_slow_batch(const char *label, long seconds, size_t first,
 
 	printf("# kpinsn: %s round: a batch took %ld s to register; its %zu functions:\n",
 	       label, seconds, end - first);
-	/*
-	 * A few names a line: the guest writes each line as one kernel log
-	 * record, and /dev/kmsg refuses a record longer than 1 KB.
-	 */
 	for (; first < end; first++, n++)
-		printf("%s %s", n % 6 ? "" : n ? "\n# kpinsn:  " : "# kpinsn:  ",
-		       funcs[first].name);
+		list_name(n, funcs[first].name);
 	printf("\n");
 	fflush(stdout);
 }
@@ -929,6 +934,7 @@ static unsigned long reg_hits(const struct func *fn, size_t probes)
 static void trace_report(void)
 {
 	size_t i, alone = 0, called = 0;
+	char entry[160];
 
 	if (!traced_probes)
 		return;
@@ -939,9 +945,9 @@ static void trace_report(void)
 	for (i = 0; i < nr_funcs; i++) {
 		if (reg_hits(&funcs[i], pick_probes(&funcs[i], 'p', 1, NULL)) <= REG_HITS_MAX)
 			continue;
-		printf("%s %s (%.1f)", alone % 6 ? "" : alone ? "\n# kpinsn:  " : "# kpinsn:  ",
-		       funcs[i].name, (double)funcs[i].reg_calls / traced_probes);
-		alone++;
+		snprintf(entry, sizeof(entry), "%s (%.1f)", funcs[i].name,
+			 (double)funcs[i].reg_calls / traced_probes);
+		list_name(alone++, entry);
 	}
 	printf("%s", alone ? "\n" : "# kpinsn:  none\n");
 }
@@ -963,7 +969,6 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 	char cmd[2] = { kind, 0 };
 	unsigned long batch_hits = 0, hits_max = ~0UL;
 	unsigned int nr_batch = 0;
-	size_t first_batch = 0;
 	time_t t0 = time(NULL);
 
 	if (kind != 'r' && gap == 1 && traced_probes)
@@ -981,6 +986,7 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 		if (batch_n && (!fn || batch_n + need > BATCH ||
 				batch_hits + hits > hits_max)) {
 			time_t t_reg = time(NULL), t_unreg;
+			size_t nr_fns = i - first;
 			long took;
 
 			if (send_batch() || write_str(cmd)) {
@@ -1060,14 +1066,13 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 			t_unreg = time(NULL);
 			write_str("u");
 			printf("# kpinsn: %s batch %u: %zu probes on %zu functions",
-			       label, ++nr_batch, batch_n, i - first_batch);
+			       label, ++nr_batch, batch_n, nr_fns);
 			if (hits_max != ~0UL)
 				printf(", %lu hits a registration", batch_hits);
 			printf("; registered in %ld s, unregistered in %ld s\n",
 			       took, (long)(time(NULL) - t_unreg));
 			batch_n = 0;
 			batch_hits = 0;
-			first_batch = i;
 		}
 		if (need) {
 			batch_n += pick_probes(fn, kind, gap, batch + batch_n);
