@@ -48,12 +48,16 @@
  *
  * Before them, on a kernel with lockdep or kmemleak, the function tracer
  * counts how often registering and unregistering a probe calls each
- * function; the pre and post rounds there fill a batch only up to a
- * number of breakpoint hits that each of its registrations would meet
+ * function; the pre, post and sparse rounds there fill a batch only up
+ * to a number of breakpoint hits that each of its registrations would meet
  * on its own batch's probes (trace_register()).
  *
  * In every round every probe must register, the function's first probe
- * (or its kretprobe) must fire, as the workload runs each function, and
+ * (or its kretprobe) must fire, as the workload runs each function (one
+ * that neither its probe nor the function tracer saw called did not run,
+ * and one whose every call the tracer saw its probe counted missed only
+ * ran inside another probe's handler: each named, and a failure when
+ * more than one in 32 of a round's functions are either), and
  * once the round's probes are unregistered the debugfs list must be as
  * before.  With -W FILE, the workload's own failure file must not exist
  * after a round: the workload checks its results (file contents, pipe
@@ -100,6 +104,9 @@ struct func {
 	unsigned long rec_size;
 	unsigned long first_hits;
 	unsigned long reg_calls; /* calls by a traced registration */
+	unsigned long round_calls; /* calls the tracer saw while it waited */
+	int unfired;		/* its first probe had not fired yet */
+	int watched;		/* and the tracer took it (witness_start()) */
 	char ret_refusal[32];	/* -D: the errno its kretprobe is refused with */
 };
 
@@ -795,11 +802,15 @@ static void name_slow_batch(const char *label, long seconds, size_t first,
  * probe, and a batch took half an hour.  So before the rounds the
  * function tracer, filtered to the sweep's functions and to this
  * process, counts the calls of registering and unregistering
- * TRACE_PROBES probes, and the dense rounds close a batch before the
+ * TRACE_PROBES probes, and the rounds but ret close a batch before the
  * hits each registration would meet (calls per probe times probes, over
  * the batch's functions) pass REG_HITS_MAX: the busiest functions go in
- * batches of their own.  On other kernels (debug_kernel()), or without
- * the tracer, batches are as full as BATCH allows.
+ * batches of their own.  A function that alone passes it (the unwinder,
+ * RCU's read lock, the spinlocks: __orc_find's 78 probes once took more
+ * than 17 minutes to register) is registered disabled and then enabled
+ * probe by probe, as kprobe events arm theirs, which allocates nothing
+ * and so runs almost none of it.  On other kernels (debug_kernel()), or
+ * without the tracer, batches are as full as BATCH allows.
  */
 #define TRACING "/sys/kernel/tracing/"
 #define TRACE_PROBES 16
@@ -821,8 +832,11 @@ static int tracing_write(const char *file, const char *s)
 	return ret;
 }
 
-/* The sweep's functions that the tracer takes: how many. */
-static size_t trace_filter(void)
+/*
+ * The sweep's functions that the tracer takes (with @unfired_only, those
+ * whose first probe has not fired): how many.
+ */
+static size_t trace_filter(int unfired_only)
 {
 	int fd = open(TRACING "set_ftrace_filter", O_WRONLY | O_TRUNC);
 	char line[160];
@@ -832,15 +846,20 @@ static size_t trace_filter(void)
 		return 0;
 	for (i = 0; i < nr_funcs; i++) {
 		snprintf(line, sizeof(line), "%s\n", funcs[i].name);
-		if (funcs[i].size && write(fd, line, strlen(line)) > 0)
-			n++;
+		if (!funcs[i].size || (unfired_only && !funcs[i].unfired))
+			continue;
+		funcs[i].watched = write(fd, line, strlen(line)) > 0;
+		n += funcs[i].watched;
 	}
 	close(fd);
 	return n;
 }
 
-/* Count each traced call ("NAME <-CALLER") of a sweep function. */
-static void trace_count(void)
+/*
+ * Count each traced call ("NAME <-CALLER") of a sweep function, in its
+ * reg_calls or, with @in_round, its round_calls.
+ */
+static void trace_count(int in_round)
 {
 	FILE *f = fopen(TRACING "trace", "r");
 	char line[512], *at, *name;
@@ -855,7 +874,9 @@ static void trace_count(void)
 		*at = 0;
 		name = strrchr(line, ' ');
 		fn = name ? find(name + 1) : NULL;
-		if (fn)
+		if (fn && in_round)
+			fn->round_calls++;
+		else if (fn)
 			fn->reg_calls++;
 	}
 	fclose(f);
@@ -903,7 +924,7 @@ static void trace_register(void)
 		batch_n += middle_probe(&funcs[i], batch + batch_n);
 	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
 	if (!batch_n || tracing_write("tracing_on", "0") ||
-	    !trace_filter() || tracing_write("set_ftrace_pid", pid) ||
+	    !trace_filter(0) || tracing_write("set_ftrace_pid", pid) ||
 	    tracing_write("trace", "") ||
 	    tracing_write("current_tracer", "function")) {
 		printf("# kpinsn: no function tracer to count a registration's calls: batches as full as they fit\n");
@@ -913,7 +934,7 @@ static void trace_register(void)
 			rule("# kpinsn: the kpstress module refused the traced batch\n");
 		write_str("u");
 		tracing_write("tracing_on", "0");
-		trace_count();
+		trace_count(0);
 		traced_probes = batch_n;
 	}
 	tracing_write("current_tracer", "nop");
@@ -930,7 +951,7 @@ static unsigned long reg_hits(const struct func *fn, size_t probes)
 	return traced_probes ? fn->reg_calls * probes / traced_probes : 0;
 }
 
-/* Name the functions that a dense round gives batches of their own. */
+/* Name the functions that the pre round gives batches of their own. */
 static void trace_report(void)
 {
 	size_t i, alone = 0, called = 0;
@@ -940,7 +961,7 @@ static void trace_report(void)
 		return;
 	for (i = 0; i < nr_funcs; i++)
 		called += funcs[i].reg_calls != 0;
-	printf("# kpinsn: registering and unregistering %zu probes ran %zu of the functions; a dense round's batch meets at most %d hits a registration, so these go alone (calls a probe):\n",
+	printf("# kpinsn: registering and unregistering %zu probes ran %zu of the functions; a batch meets at most %d hits a registration, so with every boundary probed these go alone, registered disabled and enabled one by one (calls a probe):\n",
 	       traced_probes, called, REG_HITS_MAX);
 	for (i = 0; i < nr_funcs; i++) {
 		if (reg_hits(&funcs[i], pick_probes(&funcs[i], 'p', 1, NULL)) <= REG_HITS_MAX)
@@ -952,26 +973,75 @@ static void trace_report(void)
 	printf("%s", alone ? "\n" : "# kpinsn:  none\n");
 }
 
+/* The tracer off, its calls counted with @count, its filter cleared. */
+static void witness_stop(int count)
+{
+	tracing_write("tracing_on", "0");
+	if (count)
+		trace_count(1);
+	tracing_write("current_tracer", "nop");
+	tracing_write("set_ftrace_filter", "");
+	tracing_write("trace", "");
+	tracing_write("tracing_on", "1");
+}
+
+/*
+ * A function whose first probe has not fired once the round's SECONDS are
+ * over may not have run at all: the record's boot ran it, this one need
+ * not (a device's interrupt handler, a path another preemption model
+ * takes).  For the rest of the wait the function tracer watches those
+ * functions, so that one the tracer sees called while its probe does not
+ * fire is told from one that did not run.  Returns whether it watches.
+ */
+static int witness_start(size_t first, size_t end, char kind,
+			 unsigned long gap, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < nr_funcs; i++) {
+		struct func *f = &funcs[i];
+
+		f->round_calls = 0;
+		f->watched = 0;
+		f->unfired = i >= first && i < end &&
+			     !(kind == 'r' && f->ret_refusal[0]) &&
+			     pick_probes(f, kind, gap, NULL) &&
+			     !first_probe_hits(f, kind, n);
+	}
+	if (tracing_write("tracing_on", "0") || !trace_filter(1) ||
+	    tracing_write("trace", "") ||
+	    tracing_write("current_tracer", "function")) {
+		witness_stop(0);
+		for (i = 0; i < nr_funcs; i++)
+			funcs[i].watched = 0;
+		return 0;
+	}
+	tracing_write("tracing_on", "1");
+	return 1;
+}
+
 /*
  * One round: KIND 'p', 'P' or 'r' on each function's boundaries taken
  * here (every one, or with GAP at least that far apart; 'r': the entry).
- * A dense round's batches also stop at REG_HITS_MAX (trace_register()).
+ * Its batches also stop at REG_HITS_MAX (trace_register()), but for the
+ * ret round's, a kretprobe on each function's entry, which registered in
+ * seconds on every kernel.
  */
 static void probe_round(const char *label, char kind, unsigned long gap,
 			int seconds, const char *wl_fail)
 {
 	unsigned long probes = 0, optimized = 0, fired_fns = 0, tried_fns = 0;
-	unsigned long documented = 0;
+	unsigned long documented = 0, not_run = 0;
 	const struct func *f_at;
 	size_t i, first = 0, k, n;
-	int before = list_lines(), after, waited;
+	int before = list_lines(), after, waited, watching;
 	unsigned long opt_before = list_optimized(), now, prev;
-	char cmd[2] = { kind, 0 };
+	char cmd[3] = { kind, 0, 0 };
 	unsigned long batch_hits = 0, hits_max = ~0UL;
 	unsigned int nr_batch = 0;
 	time_t t0 = time(NULL);
 
-	if (kind != 'r' && gap == 1 && traced_probes)
+	if (kind != 'r' && traced_probes)
 		hits_max = REG_HITS_MAX;
 
 	for (i = 0; i <= nr_funcs; i++) {
@@ -989,6 +1059,8 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 			size_t nr_fns = i - first;
 			long took;
 
+			/* One function, over the budget alone: enabled one by one. */
+			cmd[1] = batch_hits > hits_max ? 'e' : 0;
 			if (send_batch() || write_str(cmd)) {
 				rule("# kpinsn: %s round: the kpstress module refused the batch\n",
 				     label);
@@ -1035,11 +1107,19 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 			/*
 			 * A function the workload runs only now and then may
 			 * not have run yet with every instruction probed: up
-			 * to 20 s more for the batch's last ones.
+			 * to 20 s more for the batch's last ones, watched by
+			 * the tracer.  The results are read once it stopped,
+			 * so that a call it saw has been counted as a hit.
 			 */
+			watching = batch_unfired(first, i, kind, gap, n) &&
+				   witness_start(first, i, kind, gap, n);
 			for (waited = 0; waited < 20 &&
 			     batch_unfired(first, i, kind, gap, n); waited++) {
 				sleep_s(1);
+				n = read_results(batch_n);
+			}
+			if (watching) {
+				witness_stop(1);
 				n = read_results(batch_n);
 			}
 			for (; first < i; first++) {
@@ -1052,12 +1132,33 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 				f->first_hits = first_probe_hits(f, kind, n);
 				if (f->first_hits)
 					fired_fns++;
-				else if ((k = first_probe(f, n)) < n)
-					rule("# kpinsn: %s round: %s's first probe never fired (%lu hits, %lu entries, %lu missed, %lu missed as a kprobe, flags %x, site %s)\n",
+				else if ((k = first_probe(f, n)) < n &&
+					 f->watched && !f->round_calls) {
+					printf("# kpinsn: %s round: %s did not run: neither its first probe nor the function tracer saw a call\n",
+					       label, f->name);
+					not_run++;
+				} else if (k < n && f->watched &&
+					   f->round_calls <= results[k].kmissed +
+					   (kind == 'r' ? results[k].missed : 0)) {
+					/*
+					 * Every call the tracer saw came while
+					 * another probe's handler ran on its CPU
+					 * (or, for a kretprobe, with no instance
+					 * free): counted missed, as kprobes.rst
+					 * says.  A kprobe's MISSED is its KMISSED.
+					 */
+					printf("# kpinsn: %s round: %s ran %lu times, each counted missed (%lu, %lu as a kprobe)\n",
+					       label, f->name, f->round_calls,
+					       results[k].missed, results[k].kmissed);
+					not_run++;
+				} else if (k < n)
+					rule("# kpinsn: %s round: %s's first probe never fired (%lu hits, %lu entries, %lu missed, %lu missed as a kprobe, flags %x, site %s; the function tracer %s %lu calls)\n",
 					     label, f->name, results[k].hits,
 					     results[k].entries, results[k].missed,
 					     results[k].kmissed, results[k].flags,
-					     results[k].site);
+					     results[k].site,
+					     f->watched ? "saw" : "could not watch it:",
+					     f->round_calls);
 				else
 					rule("# kpinsn: %s round: %s's first probe is not in the batch\n",
 					     label, f->name);
@@ -1068,7 +1169,8 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 			printf("# kpinsn: %s batch %u: %zu probes on %zu functions",
 			       label, ++nr_batch, batch_n, nr_fns);
 			if (hits_max != ~0UL)
-				printf(", %lu hits a registration", batch_hits);
+				printf(", %lu hits a registration%s", batch_hits,
+				       cmd[1] ? ", so enabled one by one" : "");
 			printf("; registered in %ld s, unregistered in %ld s\n",
 			       took, (long)(time(NULL) - t_unreg));
 			batch_n = 0;
@@ -1085,9 +1187,16 @@ static void probe_round(const char *label, char kind, unsigned long gap,
 		     label, before, after);
 	if (wl_fail && access(wl_fail, F_OK) == 0)
 		rule("# kpinsn: %s round: the workload saw wrong results (%s)\n", label, wl_fail);
-	printf("# kpinsn: %s: %lu probes on %lu functions, %lu fired, %lu optimized, %lu refused as kprobes.rst documents, %lds\n",
-	       label, probes, tried_fns, fired_fns, optimized, documented,
-	       (long)(time(NULL) - t0));
+	/*
+	 * The workload must still run nearly all of the record's functions,
+	 * and their probes see it.
+	 */
+	if (not_run * 32 > tried_fns)
+		rule("# kpinsn: %s round: %lu of %lu functions did not run or only missed, more than one in 32\n",
+		     label, not_run, tried_fns);
+	printf("# kpinsn: %s: %lu probes on %lu functions, %lu fired, %lu did not run or only missed, %lu optimized, %lu refused as kprobes.rst documents, %lds\n",
+	       label, probes, tried_fns, fired_fns, not_run, optimized,
+	       documented, (long)(time(NULL) - t0));
 	/* x86_64 jump-optimizes (arm64 does not yet): sparse probes must be. */
 	if (gap > 1 && (step == 1 || can_optimize()) && !optimized)
 		rule("# kpinsn: %s round: no probe was optimized\n", label);

@@ -992,6 +992,11 @@ MODULE_PARM_DESC(sleeper, "write 1: one call through a pre_handler that may slee
  *                      of writes, up to KPS_SWEEP_MAX in all);
  *   "p" or "r"         registers the batch as kprobes or kretprobes;
  *   "P"                the same as "p", with a post_handler too;
+ *   "pe" or "Pe"       the same, registered disabled and then enabled
+ *                      one at a time with enable_kprobe(), as kprobe
+ *                      events arm theirs: a registration then runs none
+ *                      of the batch's armed code (kpinsn, for functions
+ *                      that registering a probe calls thousands of times);
  *   "c"                checks each address alone: registers it as a
  *                      disabled kprobe, which arms nothing, and keeps it;
  *                      then unregisters those taken in one call (for
@@ -1025,6 +1030,7 @@ static DEFINE_MUTEX(kps_sweep_lock);
 static struct kps_sweep_probe *kps_sweep_probes;
 static unsigned int kps_sweep_nr;
 static char kps_sweep_kind;	/* 0 while nothing is registered */
+static bool kps_sweep_enable_each;
 /* How long register_*probes() calls took: each holds kprobe_mutex. */
 static u64 kps_sweep_reg_ns, kps_sweep_reg_max_ns;
 static unsigned int kps_sweep_reg_calls;
@@ -1132,6 +1138,8 @@ static void kps_sweep_register(struct kps_sweep_probe *first, unsigned int n,
 		if (kps_sweep_kind != 'r') {
 			sp->kp.addr = (kprobe_opcode_t *)sp->addr;
 			sp->kp.pre_handler = kps_sweep_pre;
+			if (kps_sweep_enable_each)
+				sp->kp.flags = KPROBE_FLAG_DISABLED;
 			if (kps_sweep_kind == 'P')
 				sp->kp.post_handler = kps_sweep_post;
 			ptrs[i] = &sp->kp;
@@ -1157,6 +1165,31 @@ static void kps_sweep_register(struct kps_sweep_probe *first, unsigned int n,
 	}
 	kps_sweep_register(first, n / 2, ptrs);
 	kps_sweep_register(first + n / 2, n - n / 2, ptrs);
+}
+
+/*
+ * Arm the registered batch one probe at a time.  A probe that cannot be
+ * enabled goes at once, with the errno, so that unregistering skips it.
+ */
+static void kps_sweep_enable(void)
+{
+	unsigned int i;
+	u64 t0 = ktime_get_ns();
+	int ret;
+
+	for (i = 0; i < kps_sweep_nr; i++) {
+		struct kps_sweep_probe *sp = &kps_sweep_probes[i];
+
+		if (sp->err)
+			continue;
+		ret = enable_kprobe(&sp->kp);
+		if (ret) {
+			unregister_kprobe(&sp->kp);
+			sp->err = ret;
+		}
+		cond_resched();
+	}
+	kps_sweep_reg_ns += ktime_get_ns() - t0;
 }
 
 static void kps_sweep_unregister(void)
@@ -1291,11 +1324,14 @@ static ssize_t kps_sweep_write(struct file *file, const char __user *ubuf,
 			break;
 		}
 		kps_sweep_kind = buf[0];
+		kps_sweep_enable_each = buf[0] != 'r' && buf[1] == 'e';
 		kps_sweep_reg_ns = 0;
 		kps_sweep_reg_max_ns = 0;
 		kps_sweep_reg_calls = 0;
 		waiter = kps_sweep_waiter_start();
 		kps_sweep_register(kps_sweep_probes, kps_sweep_nr, ptrs);
+		if (kps_sweep_enable_each)
+			kps_sweep_enable();
 		kps_sweep_waiter_stop(waiter);
 		kvfree(ptrs);
 		break;
