@@ -747,18 +747,24 @@ static unsigned long first_probe_hits(const struct func *f, char kind, size_t n)
 	return kind == 'r' ? results[k].entries : results[k].hits;
 }
 
+/*
+ * Has @f probes in the round, expected to fire (not a kretprobe refused
+ * as documented), and its first has not fired in the batch's @n results?
+ */
+static int func_unfired(const struct func *f, char kind, unsigned long gap,
+			size_t n)
+{
+	return !(kind == 'r' && f->ret_refusal[0]) &&
+	       pick_probes(f, kind, gap, NULL) && !first_probe_hits(f, kind, n);
+}
+
 /* Is any function of funcs[first, end) in the batch not fired yet? */
 static int batch_unfired(size_t first, size_t end, char kind,
 			 unsigned long gap, size_t n)
 {
-	for (; first < end; first++) {
-		const struct func *f = &funcs[first];
-
-		if (kind == 'r' && f->ret_refusal[0])
-			continue;
-		if (pick_probes(f, kind, gap, NULL) && !first_probe_hits(f, kind, n))
+	for (; first < end; first++)
+		if (func_unfired(&funcs[first], kind, gap, n))
 			return 1;
-	}
 	return 0;
 }
 
@@ -909,6 +915,16 @@ static size_t middle_probe(const struct func *fn, unsigned long *out)
 	return 0;
 }
 
+/* The tracer back as the boot left it: nop, unfiltered, empty, on. */
+static void tracer_reset(void)
+{
+	tracing_write("current_tracer", "nop");
+	tracing_write("set_ftrace_pid", "");
+	tracing_write("set_ftrace_filter", "");
+	tracing_write("trace", "");
+	tracing_write("tracing_on", "1");
+}
+
 static void trace_register(void)
 {
 	char pid[24];
@@ -937,11 +953,7 @@ static void trace_register(void)
 		trace_count(0);
 		traced_probes = batch_n;
 	}
-	tracing_write("current_tracer", "nop");
-	tracing_write("set_ftrace_pid", "");
-	tracing_write("set_ftrace_filter", "");
-	tracing_write("trace", "");
-	tracing_write("tracing_on", "1");
+	tracer_reset();
 	batch_n = 0;
 }
 
@@ -979,10 +991,7 @@ static void witness_stop(int count)
 	tracing_write("tracing_on", "0");
 	if (count)
 		trace_count(1);
-	tracing_write("current_tracer", "nop");
-	tracing_write("set_ftrace_filter", "");
-	tracing_write("trace", "");
-	tracing_write("tracing_on", "1");
+	tracer_reset();
 }
 
 /*
@@ -1004,9 +1013,7 @@ static int witness_start(size_t first, size_t end, char kind,
 		f->round_calls = 0;
 		f->watched = 0;
 		f->unfired = i >= first && i < end &&
-			     !(kind == 'r' && f->ret_refusal[0]) &&
-			     pick_probes(f, kind, gap, NULL) &&
-			     !first_probe_hits(f, kind, n);
+			     func_unfired(f, kind, gap, n);
 	}
 	if (tracing_write("tracing_on", "0") || !trace_filter(1) ||
 	    tracing_write("trace", "") ||

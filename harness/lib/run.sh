@@ -362,7 +362,8 @@ run_sweep_record() {
 # a registration, and registers one that alone would still slow its own
 # registration (__orc_find, 78 probes, once more than 17 minutes)
 # disabled, enabling its probes one by one: x86_64's pre round took
-# 630 s, post 464 s, no batch more than 11 s (session 44).
+# 630 to 814 s, post 464 to 492 s, no registration more than 20 s
+# (session 44).
 run_stress() {
 	local a results=() rc name
 	rm -f "$KP_RESULTS"/*stress.results.json
