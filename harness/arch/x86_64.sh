@@ -16,24 +16,23 @@ KP_KUNIT_QEMU_ARGS=(-accel tcg,thread=single)
 arch_qemu() {
 	local bin=(qemu-system-x86_64) fw=/usr/share/qemu
 	if [ "${KP_MTTCG:-0}" = 1 ] && [ -z "${KP_ICOUNT:-}" ]; then
-		# Debian 13's QEMU, vCPUs on threads of their own
-		# (harness/lib/mttcg.sh).
+		# Debian 13's QEMU (harness/lib/mttcg.sh).
 		# shellcheck disable=SC2207 # paths without spaces
 		bin=($(mttcg_qemu))
 		fw=$KP_MTTCG_ROOT/usr/share/qemu
-		stage "QEMU: Debian 13's ($("${bin[@]}" --version | head -n1)), multi-threaded TCG"
+		stage "QEMU: Debian 13's ($("${bin[@]}" --version | head -n1)), one TCG thread"
 	fi
 	QEMU=("${bin[@]}" -M pc -cpu max -bios "$fw/qboot.rom"
 		-kernel "$KP_BUILD_OUT/$KP_IMAGE"
 		-append "console=ttyS0 $1")
-	# Multi-threaded TCG (QEMU 7.2) sometimes lets a vCPU run an
-	# int3 that text_poke_bp() on another vCPU has already taken
-	# out of memory; the base kernel oopses on it, ours loops
+	# Multi-threaded TCG, 7.2 and 10.0 alike, lets a vCPU go on
+	# running an int3 that text_poke_bp() on another vCPU has
+	# already taken out of memory, thousands of times in a row; when
+	# the next batch puts it back meanwhile, the kernel dies on it
 	# (notes/design-core.md, "QEMU and text_poke_bp").  One TCG
-	# thread does not.  -icount (bench) is single-threaded already.
-	# QEMU 8.1 fixed it: with --mttcg, no such option.
-	[ -n "${KP_ICOUNT:-}" ] || [ "${KP_MTTCG:-0}" = 1 ] ||
-		QEMU+=(-accel tcg,thread=single)
+	# thread does not.  -icount (bench) is
+	# single-threaded already.
+	[ -n "${KP_ICOUNT:-}" ] || QEMU+=(-accel tcg,thread=single)
 }
 
 # Full preemption: the strictest model PREEMPT_DYNAMIC offers, and the one
