@@ -28,9 +28,9 @@ arch_qemu() {
 	# Multi-threaded TCG, 7.2 and 10.0 alike, lets a vCPU go on
 	# running an int3 that text_poke_bp() on another vCPU has
 	# already taken out of memory, thousands of times in a row; when
-	# the next batch puts it back meanwhile, the kernel dies on it
-	# (notes/design-core.md, "QEMU and text_poke_bp").  One TCG
-	# thread does not.  -icount (bench) is
+	# the next batch puts it back meanwhile, the kernel dies on it,
+	# the base's too (notes/qemu-stale-int3/ reproduces it).  One
+	# TCG thread does not.  -icount (bench) is
 	# single-threaded already.
 	[ -n "${KP_ICOUNT:-}" ] || QEMU+=(-accel tcg,thread=single)
 }
