@@ -30,8 +30,7 @@ arch_qemu() {
 	# already taken out of memory, thousands of times in a row; when
 	# the next batch puts it back meanwhile, the kernel dies on it,
 	# the base's too (notes/qemu-stale-int3/ reproduces it).  One
-	# TCG thread does not.  -icount (bench) is
-	# single-threaded already.
+	# TCG thread does not; -icount (bench) is single-threaded anyway.
 	[ -n "${KP_ICOUNT:-}" ] || QEMU+=(-accel tcg,thread=single)
 }
 
