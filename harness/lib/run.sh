@@ -324,7 +324,8 @@ run_sweep_record() {
 # The long stress run: one boot per arch on the debug config (kmemleak
 # on), with four vCPUs and the guest's own clock (no icount), on Debian
 # 13's QEMU (--mttcg): arm64's vCPUs run at once, x86_64's on one TCG
-# thread (harness/arch/x86_64.sh says why).  In the guest (suite-stress.sh, kp.stress=MINUTES):
+# thread (harness/arch/x86_64.sh says why).  In the guest
+# (suite-stress.sh, kp.stress=MINUTES):
 # - kprobe and then kretprobe events on a share of about 700 functions
 #   (every N-th, from an offset that changes each boot), in batches of
 #   100, each enabled 2 s under the workload.  Every function would take

@@ -7,7 +7,6 @@
  * took it out; if the next batch puts it back before the kprobes int3
  * handler reads the byte, the kernel dies with "Oops: int3".
  */
-#include <linux/delay.h>
 #include <linux/jump_label.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
