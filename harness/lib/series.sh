@@ -11,18 +11,47 @@
 KP_SERIES_OUT=$KP_ROOT/out/series
 KP_SUBJECT_RE='^([A-Za-z0-9_./-]+: )+[^ ]'
 
+# Composed trees of earlier runs, one "KEY REV TREE" line each.  A commit's
+# composed tree depends only on the commit, the base and the composing
+# code, so KEY names the last two; a line of another key is ignored.
+KP_SERIES_TREES=${KP_SERIES_TREES:-$KP_WORK/series-trees}
+
+series_trees_key() {
+	printf '%s-%s' "$(git -C "$KP_BASE_SRC" rev-parse 'base^{tree}')" \
+		"$(git hash-object "$KP_HARNESS/lib/compose.sh")"
+}
+
 # Fetch the project's history into the base repository and plan the
 # series: "REV TREE pick" for a patch, "REV TREE fixup TARGET" for a fixup.
+# This runs inside a command substitution, where bash does not stop at a
+# failed command: every step that can fail says so and dies.
 series_plan() {
-	local rev tree prev subject target revs ref=refs/kp/${KP_TMP##*/}
-	local -A patch_of
+	local rev tree prev subject target revs key k r t ref=refs/kp/${KP_TMP##*/}
+	local -A patch_of=() tree_of=()
 	git -C "$KP_BASE_SRC" fetch -q --no-tags "$KP_ROOT" "+HEAD:$ref" ||
 		die "cannot read the project's history (commit something first)"
-	revs=$(git -C "$KP_BASE_SRC" rev-list --reverse --first-parent "$ref")
+	revs=$(git -C "$KP_BASE_SRC" rev-list --reverse --first-parent "$ref") ||
+		die "cannot list the project's commits"
 	git -C "$KP_BASE_SRC" update-ref -d "$ref"
+	key=$(series_trees_key)
+	if [ -f "$KP_SERIES_TREES" ]; then
+		while read -r k r t; do
+			[ "$k" = "$key" ] && tree_of[$r]=$t
+		done <"$KP_SERIES_TREES"
+	fi
+	stage "composing the kernel tree at each of the project's" \
+		"$(wc -w <<<"$revs") commits (${#tree_of[@]} known from" \
+		"${KP_SERIES_TREES#"$KP_ROOT"/})" >&2
 	prev=$(git -C "$KP_BASE_SRC" rev-parse 'base^{tree}')
 	for rev in $revs; do
-		tree=$(compose_tree "$rev")
+		tree=${tree_of[$rev]:-}
+		if [ -z "$tree" ]; then
+			tree=$(compose_tree "$rev") && [ -n "$tree" ] ||
+				die "cannot compose the kernel tree at $rev" \
+					"($(git -C "$KP_BASE_SRC" log -1 --format=%s "$rev")):" \
+					"the message above says why"
+			echo "$key $rev $tree" >>"$KP_SERIES_TREES"
+		fi
 		subject=$(git -C "$KP_BASE_SRC" log -1 --format=%s "$rev")
 		# A fixup that only justifies a checkpatch warning, or an amend!
 		# that only rewrites the message, changes no file but still counts.
@@ -48,7 +77,7 @@ series_plan() {
 # Build the series; prints its last commit.
 series_commits() {
 	local plan=$KP_TMP/series.plan
-	series_plan >"$plan"
+	series_plan >"$plan" || exit 1
 	if grep -q ' fixup ' "$plan"; then
 		series_fold "$plan"
 	else
@@ -60,7 +89,8 @@ series_linear() {
 	local rev tree parent
 	parent=$(git -C "$KP_BASE_SRC" rev-parse base)
 	while read -r rev tree _; do
-		parent=$(series_commit "$rev" "$tree" "$parent")
+		parent=$(series_commit "$rev" "$tree" "$parent") ||
+			die "cannot write the patch of $rev"
 	done <"$1"
 	echo "$parent"
 }
@@ -144,7 +174,7 @@ series_fold() {
 			folded+=("${revs[$j]}")
 		done
 		head=$(series_commit "${revs[$i]}" "$(git -C "$KP_BASE_SRC" write-tree)" "$head" \
-			"${folded[@]}")
+			"${folded[@]}") || die "cannot write the patch of ${revs[$i]}"
 	done
 	unset GIT_INDEX_FILE
 	echo "$head"

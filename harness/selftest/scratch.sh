@@ -11,6 +11,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 git init -q
+# The composed trees that "kp series" keeps stay with the scratch project.
+export KP_SERIES_TREES=$tmp/.git/kp-series-trees
 git config user.name "Self Test"
 git config user.email selftest@example.org
 cp -r "$here/harness" .

@@ -4,7 +4,9 @@
 # checkout's base: harness-only commits are left out, a fixup is folded
 # into its patch with its "checkpatch:" paragraph (also from a fixup that
 # changes no file), an "amend!" replaces its patch's message,
-# Signed-off-by and base-commit are present, and a commit that changes
+# Signed-off-by and base-commit are present, a second run reuses the
+# composed trees and writes the same patches, a commit whose tree cannot
+# be composed stops the series with its name, and a commit that changes
 # the kernel tree without a kernel-style subject is refused.
 . "$(dirname "$0")/scratch.sh"
 mkdir -p kernel samples/kprobes
@@ -56,6 +58,27 @@ grep -q "^base-commit: $(git -C "$base" rev-parse base)" "$s"/0000-cover-letter.
 ! grep -q 'SUBJECT HERE\|BLURB HERE' "$s"/0000-cover-letter.patch
 grep -q '^From: Self Test <selftest@example.org>' "$s"/0000-cover-letter.patch
 ! grep -q '^diff --git a/harness' "$s"/0*.patch
+# A second run composes nothing again and writes the same patches.
+cp -r "$s" first-series
+harness/kp series >series1.out 2>&1 || { cat series1.out; exit 1; }
+n=$(git rev-list --count HEAD)
+grep -q "composing the kernel tree at each of the project's $n commits ($n known from" series1.out ||
+	{ cat series1.out; echo "the second run composed the trees again"; exit 1; }
+# Only the mail headers that carry the time of the run may differ.
+diff -r -I '^\(Message-Id\|In-Reply-To\|References\|Date\): ' first-series "$s" ||
+	{ echo "the second run wrote other patches"; exit 1; }
+# A commit whose tree cannot be composed stops the series and is named.
+sed 's/^ #include/ #include-not-in-the-base/' harness/patches/0001-init.patch \
+	>harness/patches/0002-broken.patch
+git add harness && git commit -qm "init: a patch that does not apply"
+if harness/kp series >series3.out 2>&1; then
+	echo "a series was written over a commit whose tree cannot be composed"
+	exit 1
+fi
+grep -q "patch 0002-broken.patch does not apply to the base" series3.out &&
+	grep -q "cannot compose the kernel tree at $(git rev-parse HEAD) (init: a patch that does not apply)" series3.out ||
+	{ cat series3.out; echo "the failed composition was not named"; exit 1; }
+git reset -q --hard HEAD~1
 echo "/* no subsystem */" >>kernel/kprobes.c
 git commit -qam "Change without a subsystem prefix"
 if harness/kp series >series2.out 2>&1; then
