@@ -11,13 +11,16 @@
 #include <linux/bits.h>
 #include <linux/cleanup.h>
 #include <linux/cpu.h>
+#include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
 #include <linux/memory.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 extern struct mutex kprobe_mutex;
 
@@ -375,6 +378,66 @@ void kretprobe_pool_orphan(struct kretprobe *rp);
 void kretprobe_pool_finish(struct kretprobe *rp);
 /* Whether the way back from a return probe may call @func itself. */
 bool kretprobe_return_reenters(kprobe_opcode_t *func);
+
+/*
+ * A pool whose maxactive was left to the core grows while in use
+ * (kprobes_kretprobe_grow.c).  Its way of catching returns counts the
+ * instances it hands out and gives back here, and adds a pool when the
+ * worker asks with kretprobe_pool_add().
+ */
+#define KRETPROBE_GROW_MAX	4096
+#define KRETPROBE_GROW_BYTES	SZ_4M
+/* Each added pool doubles the total: enough to go from 1 to the maximum. */
+#define KRETPROBE_MORE_POOLS	13
+
+struct kretprobe_growth {
+	int nr_more;		/* pools added; published with release */
+	int total;		/* instances in all the pools */
+	int spares;		/* of those, the CPUs' spares' share */
+	int limit;		/* the most instances it may have */
+	atomic_t out;		/* taken from a pool, not yet given back */
+	atomic_t asked;		/* kicked, and the worker has not yet run */
+	unsigned int nr_kicks;	/* kicks run, for the KUnit suite */
+	struct irq_work kick;
+	struct work_struct work;
+};
+
+void kretprobe_growth_init(struct kretprobe_growth *g, int first, int spares,
+			   int obj_size);
+void kretprobe_growth_stop(struct kretprobe_growth *g);
+void kretprobe_grow_ask(struct kretprobe_growth *g);
+/* Add pool number g->nr_more, of @n instances; 0 or a -errno. */
+int kretprobe_pool_add(struct kretprobe_growth *g, int n);
+/* The growth of @rp's pool, or NULL when it has a fixed size. */
+struct kretprobe_growth *kretprobe_growth_of(struct kretprobe *rp);
+
+/*
+ * Half of the instances in use.  An instance a CPU keeps aside as its
+ * spare is out of the pools but idle, and up to one per CPU may be: their
+ * share is left out of both sides, so that a pool with nothing in flight
+ * never grows on a machine of many CPUs.
+ */
+static nokprobe_inline bool kretprobe_grow_wanted(struct kretprobe_growth *g)
+{
+	int total = READ_ONCE(g->total);
+
+	return total < g->limit &&
+	       (atomic_read(&g->out) - g->spares) * 2 >= total - g->spares;
+}
+
+/* An instance left a pool; ask for more when half of them are out. */
+static nokprobe_inline void kretprobe_taken(struct kretprobe_growth *g)
+{
+	atomic_inc(&g->out);
+	if (kretprobe_grow_wanted(g))
+		kretprobe_grow_ask(g);
+}
+
+static nokprobe_inline void kretprobe_given_back(struct kretprobe_growth *g)
+{
+	atomic_dec(&g->out);
+}
+
 #if IS_ENABLED(CONFIG_KUNIT) && !defined(CONFIG_KRETPROBE_ON_RETHOOK)
 /* Exported for lib/test_kprobes_kretprobe.c only. */
 int kretprobe_grow_kicks(struct kretprobe *rp);

@@ -17,116 +17,49 @@
  * they come back, and the last one frees the holder.
  *
  * A kretprobe whose maxactive was left to the core must not miss calls
- * because they sleep: its holder grows.  Taking an instance from a pool
- * counts it out; when half of all instances are out, an irq_work (the
- * hit may come from an NMI-like trap) schedules a worker that adds a
- * pool as large as all the others together, up to KRETPROBE_GROW_MAX
- * instances or KRETPROBE_GROW_BYTES of them.  The hit path only reads
- * the published pools: it neither allocates nor locks, and it asks for
- * the worker once, not again until the worker has run.  Each instance
- * knows its pool (ri->pool) and goes back to it; the holder is freed
- * with the last of its pools.  A user-set maxactive stays fixed.
+ * because they sleep: its holder grows (kprobes_kretprobe_grow.c), by
+ * pools kept in a struct kretprobe_tramp_pools.  Each instance knows its
+ * pool (ri->pool) and goes back to it; the holder is freed with the last
+ * of its pools.  A user-set maxactive stays fixed.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
-#include <kunit/visibility.h>
 #include <linux/cpumask.h>
-#include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/llist.h>
 #include <linux/objpool.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
-#include <linux/workqueue.h>
 
 #include "kprobes_internal.h"
 
-#define KRETPROBE_GROW_MAX	4096
-#define KRETPROBE_GROW_BYTES	SZ_4M
-/* Each added pool doubles the total: enough to go from 1 to the maximum. */
-#define KRETPROBE_MORE_POOLS	13
-
-struct kretprobe_growth {
+/* The pools a growing holder adds to its own. */
+struct kretprobe_tramp_pools {
+	struct kretprobe_growth growth;	/* rph->growth points here */
 	struct objpool_head *more[KRETPROBE_MORE_POOLS];
-	int nr_more;		/* published with release, read with acquire */
-	int total;		/* instances in all the pools */
-	int spares;		/* of those, the CPUs' spares' share */
-	int limit;		/* the most instances it may have */
 	int obj_size;
-	atomic_t out;		/* taken from a pool, not yet pushed back */
 	atomic_t pools;		/* pools not yet released */
 	struct objpool_head *filling;	/* the pool objpool_init() fills */
 	struct kretprobe_holder *rph;
-	struct irq_work kick;
-	struct work_struct work;
-	atomic_t asked;		/* kicked, and the worker has not yet run */
-	unsigned int nr_kicks;	/* kicks run, for the KUnit suite */
 };
 
-/*
- * Half of the instances in use.  An instance a CPU keeps aside as its
- * spare is out of the pools but idle, and up to one per CPU may be: their
- * share is left out of both sides, so that a pool with nothing in flight
- * never grows on a machine of many CPUs.
- */
-static bool kretprobe_grow_wanted(struct kretprobe_growth *g)
+static nokprobe_inline struct kretprobe_tramp_pools *
+kretprobe_tramp_pools_of(struct kretprobe_growth *g)
 {
-	int total = READ_ONCE(g->total);
-
-	return total < g->limit &&
-	       (atomic_read(&g->out) - g->spares) * 2 >= total - g->spares;
+	return container_of(g, struct kretprobe_tramp_pools, growth);
 }
-NOKPROBE_SYMBOL(kretprobe_grow_wanted);
-
-/*
- * Once per round of the worker.  A kick on every hit would raise an IPI
- * on every hit while the worker cannot run (all CPUs in stop_machine(),
- * say), and a probed function on the interrupt return path then makes
- * that CPU take its kicks for ever.
- *
- * Where irq_work has no interrupt of its own (mips), a kick queued on
- * this CPU waits for its next tick, and calls that sleep in the probed
- * function may use up the pool meanwhile; one queued on another CPU runs
- * at the IPI that queueing sends.  Not from an NMI: that IPI may not be
- * sent from one.
- */
-static void kretprobe_grow_ask(struct kretprobe_growth *g)
-{
-	unsigned int cpu;
-
-	if (atomic_xchg(&g->asked, 1))
-		return;
-	if (!arch_irq_work_has_interrupt() && !in_nmi()) {
-		cpu = cpumask_any_but(cpu_online_mask, smp_processor_id());
-		if (cpu < nr_cpu_ids) {
-			irq_work_queue_on(&g->kick, cpu);
-			return;
-		}
-	}
-	irq_work_queue(&g->kick);
-}
-NOKPROBE_SYMBOL(kretprobe_grow_ask);
-
-/* An instance left a pool; ask for more when half of them are out. */
-static void kretprobe_taken(struct kretprobe_growth *g)
-{
-	atomic_inc(&g->out);
-	if (kretprobe_grow_wanted(g))
-		kretprobe_grow_ask(g);
-}
-NOKPROBE_SYMBOL(kretprobe_taken);
 
 static struct kretprobe_instance *kretprobe_pop_more(struct kretprobe_growth *g)
 {
+	struct kretprobe_tramp_pools *tp = kretprobe_tramp_pools_of(g);
 	struct kretprobe_instance *ri;
 	/* Pairs with the release in kretprobe_grow_work(): more[i] is set. */
 	int i, n = smp_load_acquire(&g->nr_more);
 
 	for (i = n - 1; i >= 0; i--) {
-		ri = objpool_pop(g->more[i]);
+		ri = objpool_pop(tp->more[i]);
 		if (ri)
 			return ri;
 	}
@@ -203,7 +136,7 @@ static nokprobe_inline void kretprobe_put(struct kretprobe_holder *rph,
 		return;
 	objpool_push(ri, ri->pool);
 	if (rph->growth)
-		atomic_dec(&rph->growth->out);
+		kretprobe_given_back(rph->growth);
 }
 
 int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
@@ -445,7 +378,8 @@ static int kretprobe_init_instance(void *obj, void *context)
 	struct kretprobe_holder *rph = context;
 
 	ri->rph = rph;
-	ri->pool = rph->growth ? rph->growth->filling : &rph->pool;
+	ri->pool = rph->growth ? kretprobe_tramp_pools_of(rph->growth)->filling :
+				 &rph->pool;
 	return 0;
 }
 
@@ -453,108 +387,63 @@ static int kretprobe_init_instance(void *obj, void *context)
 static int kretprobe_pool_release(struct objpool_head *head, void *context)
 {
 	struct kretprobe_holder *rph = context;
-	struct kretprobe_growth *g = rph->growth;
+	struct kretprobe_tramp_pools *tp;
 
-	if (!g) {
+	if (!rph->growth) {
 		kfree(rph);
 		return 0;
 	}
+	tp = kretprobe_tramp_pools_of(rph->growth);
 	if (head != &rph->pool)
 		kfree(head);
-	if (atomic_dec_and_test(&g->pools)) {
-		kfree(g);
+	if (atomic_dec_and_test(&tp->pools)) {
+		kfree(tp);
 		kfree(rph);
 	}
 	return 0;
 }
 
-/* Add pools while half the instances are out; no lock on the hit side. */
-static void kretprobe_grow_work(struct work_struct *work)
+/* The growth worker's step: pool number g->nr_more, of @n instances. */
+int kretprobe_pool_add(struct kretprobe_growth *g, int n)
 {
-	struct kretprobe_growth *g = container_of(work, struct kretprobe_growth,
-						  work);
+	struct kretprobe_tramp_pools *tp = kretprobe_tramp_pools_of(g);
 	struct objpool_head *head;
-	int n;
+	int ret;
 
-	/*
-	 * Before it looks (ordered, as the hit's ask is): a hit that the
-	 * look misses can kick again.
-	 */
-	atomic_xchg(&g->asked, 0);
-	while (g->nr_more < KRETPROBE_MORE_POOLS && kretprobe_grow_wanted(g)) {
-		n = min(g->total, g->limit - g->total);
-		head = kzalloc(sizeof(*head), GFP_KERNEL);
-		if (!head)
-			return;
-		g->filling = head;
-		if (objpool_init(head, n, g->obj_size, GFP_KERNEL, g->rph,
-				 kretprobe_init_instance, kretprobe_pool_release)) {
-			kfree(head);
-			return;
-		}
-		atomic_inc(&g->pools);
-		g->more[g->nr_more] = head;
-		WRITE_ONCE(g->total, g->total + n);
-		/* Publish the pool: kretprobe_pop_more() reads more[] below nr_more. */
-		smp_store_release(&g->nr_more, g->nr_more + 1);
+	head = kzalloc(sizeof(*head), GFP_KERNEL);
+	if (!head)
+		return -ENOMEM;
+	tp->filling = head;
+	ret = objpool_init(head, n, tp->obj_size, GFP_KERNEL, tp->rph,
+			   kretprobe_init_instance, kretprobe_pool_release);
+	if (ret) {
+		kfree(head);
+		return ret;
 	}
+	atomic_inc(&tp->pools);
+	tp->more[g->nr_more] = head;
+	return 0;
 }
 
-static void kretprobe_grow_kick(struct irq_work *work)
+struct kretprobe_growth *kretprobe_growth_of(struct kretprobe *rp)
 {
-	struct kretprobe_growth *g = container_of(work, struct kretprobe_growth,
-						  kick);
-
-	g->nr_kicks++;
-	/*
-	 * The calls that come before the worker runs live on the other
-	 * half of the instances: a high-priority worker runs before the
-	 * busy tasks on this CPU that make them.
-	 */
-	queue_work(system_highpri_wq, &g->work);
+	return rp->rph ? rp->rph->growth : NULL;
 }
-
-#if IS_ENABLED(CONFIG_KUNIT)
-/**
- * kretprobe_grow_kicks() - how often a kretprobe's pool asked to grow
- * @rp: a registered kretprobe whose maxactive was left to the core
- *
- * For the KUnit suite.  Waits for a kick in flight first.
- *
- * Context: may sleep.
- * Return: the kicks run so far, or -EINVAL when @rp's pool cannot grow.
- */
-int kretprobe_grow_kicks(struct kretprobe *rp)
-{
-	struct kretprobe_growth *g = rp->rph ? rp->rph->growth : NULL;
-
-	if (!g)
-		return -EINVAL;
-	irq_work_sync(&g->kick);
-	return READ_ONCE(g->nr_kicks);
-}
-EXPORT_SYMBOL_IF_KUNIT(kretprobe_grow_kicks);
-#endif
 
 static struct kretprobe_growth *kretprobe_growth_new(struct kretprobe_holder *rph,
 						     int first, int spares,
 						     int obj_size)
 {
-	struct kretprobe_growth *g = kzalloc(sizeof(*g), GFP_KERNEL);
+	struct kretprobe_tramp_pools *tp = kzalloc(sizeof(*tp), GFP_KERNEL);
 
-	if (!g)
+	if (!tp)
 		return NULL;
-	g->total = first;
-	g->spares = spares;
-	g->limit = max(first, min(KRETPROBE_GROW_MAX,
-				  KRETPROBE_GROW_BYTES / obj_size));
-	g->obj_size = obj_size;
-	atomic_set(&g->pools, 1);
-	g->filling = &rph->pool;
-	g->rph = rph;
-	init_irq_work(&g->kick, kretprobe_grow_kick);
-	INIT_WORK(&g->work, kretprobe_grow_work);
-	return g;
+	kretprobe_growth_init(&tp->growth, first, spares, obj_size);
+	tp->obj_size = obj_size;
+	atomic_set(&tp->pools, 1);
+	tp->filling = &rph->pool;
+	tp->rph = rph;
+	return &tp->growth;
 }
 
 /* Here the core's pool handle is the kretprobe_holder itself. */
@@ -595,7 +484,8 @@ struct kretprobe_pool *kretprobe_pool_make(struct kretprobe *rp, int maxactive,
 		return kretprobe_pool_of_holder(rph);
 fail:
 	free_percpu(rph->spare);
-	kfree(rph->growth);
+	if (rph->growth)
+		kfree(kretprobe_tramp_pools_of(rph->growth));
 	kfree(rph);
 	return ERR_PTR(ret);
 }
@@ -629,16 +519,15 @@ void kretprobe_pool_orphan(struct kretprobe *rp)
 void kretprobe_pool_discard(struct kretprobe_pool *pool)
 {
 	struct kretprobe_holder *rph = kretprobe_holder_of_pool(pool);
+	struct kretprobe_tramp_pools *tp = NULL;
 	struct kretprobe_instance *ri;
-	struct kretprobe_growth *g;
 	int cpu, i, nr_more = 0;
 
-	g = rph->growth;
-	if (g) {
-		/* Nobody takes instances any more: no new kick after these. */
-		irq_work_sync(&g->kick);
-		cancel_work_sync(&g->work);
-		nr_more = g->nr_more;
+	if (rph->growth) {
+		/* Nobody takes instances any more. */
+		kretprobe_growth_stop(rph->growth);
+		tp = kretprobe_tramp_pools_of(rph->growth);
+		nr_more = rph->growth->nr_more;
 	}
 	/* Spares back into their pools, for objpool_fini() to free. */
 	for_each_possible_cpu(cpu) {
@@ -654,7 +543,7 @@ void kretprobe_pool_discard(struct kretprobe_pool *pool)
 	 * holder's own is part of it.
 	 */
 	for (i = 0; i < nr_more; i++)
-		objpool_fini(g->more[i]);
+		objpool_fini(tp->more[i]);
 	objpool_fini(&rph->pool);
 }
 
