@@ -356,9 +356,9 @@ void kretprobe_release(struct kprobe *p);
 /*
  * Where instances come from and how the return is caught:
  * kprobes_kretprobe_tramp.c or kprobes_kretprobe_rethook.c.  A pool (a
- * kretprobe_holder or a rethook) is made for @maxactive instances before
- * kprobe_mutex is taken, since a batch makes many and allocating is slow
- * (@grow: more while in use, where the way supports it).  It is attached
+ * kretprobe_holder or a kretprobe_rethooks) is made for @maxactive
+ * instances before kprobe_mutex is taken, since a batch makes many and
+ * allocating is slow (@grow: more while in use).  It is attached
  * under the mutex, orphaned when the kretprobe leaves the table and
  * finished one grace period later, without the mutex again.  One that
  * was never used is discarded.
@@ -438,7 +438,7 @@ static nokprobe_inline void kretprobe_given_back(struct kretprobe_growth *g)
 	atomic_dec(&g->out);
 }
 
-#if IS_ENABLED(CONFIG_KUNIT) && !defined(CONFIG_KRETPROBE_ON_RETHOOK)
+#if IS_ENABLED(CONFIG_KUNIT)
 /* Exported for lib/test_kprobes_kretprobe.c only. */
 int kretprobe_grow_kicks(struct kretprobe *rp);
 #endif

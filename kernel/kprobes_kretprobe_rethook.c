@@ -3,19 +3,47 @@
  * Return probes on rethook, for the architectures that catch returns
  * only that way (CONFIG_KRETPROBE_ON_RETHOOK).
  *
- * A kretprobe owns one rethook, whose nodes are its instances and whose
- * data is the kretprobe.  rethook keeps the per-task list of pending
- * returns, the return address the unwinders recover, and the pool, and
- * frees what is still in flight after rethook_free().  What is left for
- * us is to run the entry and return handlers as kprobe handlers: with
- * current_kprobe set, so a probe hit meanwhile is only counted.
+ * A kretprobe owns a rethook (rp->rh), whose nodes are its instances and
+ * whose data is the kretprobe.  rethook keeps the per-task list of
+ * pending returns, the return address the unwinders recover, and the
+ * pool, and frees what is still in flight after rethook_free().  What is
+ * left for us is to run the entry and return handlers as kprobe
+ * handlers: with current_kprobe set, so a probe hit meanwhile is only
+ * counted.
+ *
+ * A rethook's pool has a fixed size.  A kretprobe whose maxactive was
+ * left to the core grows (kprobes_kretprobe_grow.c) by more rethooks,
+ * made for the same kretprobe, kept with the first in a struct
+ * kretprobe_rethooks (rp->rhs): a return through any of them finds it.
+ * The instances handed out are counted when the entry takes one and when
+ * its return handler runs; a task that exits inside the probed function
+ * gives its instance back without a return, so the count may run high
+ * and the pool grow more than it needs, never past its limit.
  */
 
 #include <linux/kprobes.h>
 #include <linux/rethook.h>
+#include <linux/slab.h>
 #include <asm/sections.h>
 
 #include "kprobes_internal.h"
+
+struct kretprobe_rethooks {
+	struct kretprobe_growth growth;
+	struct rethook *first;		/* rp->rh */
+	struct rethook *more[KRETPROBE_MORE_POOLS];
+	struct kretprobe *rp;
+	int obj_size;
+	bool grows;
+	/* Of more[], how many kretprobe_pool_orphan() stopped. */
+	int nr_stopped;
+};
+
+static nokprobe_inline struct kretprobe_rethooks *
+kretprobe_rethooks_of(struct kretprobe_growth *g)
+{
+	return container_of(g, struct kretprobe_rethooks, growth);
+}
 
 static struct kretprobe_instance *kretprobe_rethook_instance(struct rethook_node *node)
 {
@@ -33,18 +61,47 @@ static bool kretprobe_rethook_wanted(struct kretprobe *rp,
 }
 NOKPROBE_SYMBOL(kretprobe_rethook_wanted);
 
+/* The first rethook, then the ones added, the newest first. */
+static struct rethook_node *kretprobe_rethook_get(struct kretprobe *rp)
+{
+	struct kretprobe_rethooks *rhs = rp->rhs;
+	struct rethook_node *node = rethook_try_get(rp->rh);
+	int i;
+
+	if (node || !rhs->grows)
+		return node;
+	/* Pairs with the release in kretprobe_grow_work(): more[i] is set. */
+	for (i = smp_load_acquire(&rhs->growth.nr_more) - 1; i >= 0; i--) {
+		node = rethook_try_get(rhs->more[i]);
+		if (node)
+			break;
+	}
+	return node;
+}
+NOKPROBE_SYMBOL(kretprobe_rethook_get);
+
 int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
-	struct rethook_node *node = rethook_try_get(rp->rh);
+	struct kretprobe_growth *g = rp->rhs->grows ? &rp->rhs->growth : NULL;
+	struct rethook_node *node = kretprobe_rethook_get(rp);
 
-	if (unlikely(!node))
+	if (unlikely(!node)) {
 		rp->nmissed++;
-	else if (kretprobe_rethook_wanted(rp, node, regs))
+		if (g && kretprobe_grow_wanted(g))
+			kretprobe_grow_ask(g);
+		return 0;
+	}
+	if (g)
+		kretprobe_taken(g);
+	if (kretprobe_rethook_wanted(rp, node, regs)) {
 		/* At an ftrace site the return address is where mcount left it. */
 		rethook_hook(node, regs, kprobe_ftrace(p));
-	else
-		rethook_recycle(node);
+		return 0;
+	}
+	rethook_recycle(node);
+	if (g)
+		kretprobe_given_back(g);
 	return 0;
 }
 NOKPROBE_SYMBOL(kretprobe_entry);
@@ -63,6 +120,12 @@ static void kretprobe_rethook_return(struct rethook_node *node, void *data,
 	struct kprobe *outer = __this_cpu_read(current_kprobe);
 	unsigned long outer_status = kcb->kprobe_status;
 
+	/*
+	 * No return handler runs once the kretprobe is orphaned and the
+	 * wait for hits is over: rp->rhs is still there.
+	 */
+	if (rp->rhs->grows)
+		kretprobe_given_back(&rp->rhs->growth);
 	if (!rp->handler)
 		return;
 	__this_cpu_write(current_kprobe, &rp->kp);
@@ -91,55 +154,134 @@ bool kretprobe_return_reenters(kprobe_opcode_t *func)
 #endif
 }
 
-/* Here the core's pool handle is the rethook itself. */
-static struct kretprobe_pool *kretprobe_pool_of_rethook(struct rethook *rh)
+/* Here the core's pool handle is the kretprobe_rethooks. */
+static struct kretprobe_pool *kretprobe_pool_of_rethooks(struct kretprobe_rethooks *rhs)
 {
-	return (struct kretprobe_pool *)rh;
+	return (struct kretprobe_pool *)rhs;
 }
 
-static struct rethook *kretprobe_rethook_of_pool(struct kretprobe_pool *pool)
+static struct kretprobe_rethooks *kretprobe_rethooks_of_pool(struct kretprobe_pool *pool)
 {
-	return (struct rethook *)pool;
+	return (struct kretprobe_rethooks *)pool;
 }
 
-/* rethook's pool has a fixed size: @grow is not supported. */
+/* Only rp's address is kept, for the return handler. */
+static struct rethook *kretprobe_rethook_new(struct kretprobe_rethooks *rhs, int num)
+{
+	return rethook_alloc(rhs->rp, kretprobe_rethook_return, rhs->obj_size,
+			     num);
+}
+
+/* The growth worker's step: rethook number g->nr_more, of @n instances. */
+int kretprobe_pool_add(struct kretprobe_growth *g, int n)
+{
+	struct kretprobe_rethooks *rhs = kretprobe_rethooks_of(g);
+	struct rethook *rh = kretprobe_rethook_new(rhs, n);
+
+	if (IS_ERR(rh))
+		return PTR_ERR(rh);
+	rhs->more[g->nr_more] = rh;
+	return 0;
+}
+
+struct kretprobe_growth *kretprobe_growth_of(struct kretprobe *rp)
+{
+	return rp->rhs && rp->rhs->grows ? &rp->rhs->growth : NULL;
+}
+
 struct kretprobe_pool *kretprobe_pool_make(struct kretprobe *rp, int maxactive,
 					   bool grow)
 {
-	/* Only rp's address is kept, for the return handler. */
-	return kretprobe_pool_of_rethook(rethook_alloc(rp, kretprobe_rethook_return,
-						       sizeof(struct kretprobe_instance) +
-						       rp->data_size, maxactive));
+	struct kretprobe_rethooks *rhs = kzalloc(sizeof(*rhs), GFP_KERNEL);
+
+	if (!rhs)
+		return ERR_PTR(-ENOMEM);
+	rhs->rp = rp;
+	rhs->obj_size = sizeof(struct kretprobe_instance) + rp->data_size;
+	rhs->first = kretprobe_rethook_new(rhs, maxactive);
+	if (IS_ERR(rhs->first)) {
+		struct kretprobe_pool *err = ERR_CAST(rhs->first);
+
+		kfree(rhs);
+		return err;
+	}
+	rhs->grows = grow;
+	if (grow)
+		kretprobe_growth_init(&rhs->growth, maxactive, 0, rhs->obj_size);
+	return kretprobe_pool_of_rethooks(rhs);
 }
 
 void kretprobe_pool_attach(struct kretprobe *rp, struct kretprobe_pool *pool)
 {
-	rp->rh = kretprobe_rethook_of_pool(pool);
+	struct kretprobe_rethooks *rhs = kretprobe_rethooks_of_pool(pool);
+
+	rp->rhs = rhs;
+	rp->rh = rhs->first;
 	rp->nmissed = 0;
 }
 
 void kretprobe_pool_detach(struct kretprobe *rp)
 {
 	rp->rh = NULL;
+	rp->rhs = NULL;
 }
 
-/* rethook frees the nodes still in flight when they come back. */
+/*
+ * rethook frees the nodes still in flight when they come back.  No hit
+ * takes instances any more, so no pool is added after the wait below.
+ */
 void kretprobe_pool_discard(struct kretprobe_pool *pool)
 {
-	rethook_free(kretprobe_rethook_of_pool(pool));
+	struct kretprobe_rethooks *rhs = kretprobe_rethooks_of_pool(pool);
+	int i;
+
+	if (rhs->grows)
+		kretprobe_growth_stop(&rhs->growth);
+	for (i = 0; i < rhs->growth.nr_more; i++)
+		rethook_free(rhs->more[i]);
+	rethook_free(rhs->first);
+	kfree(rhs);
 }
 
-/* No new instance, and no return handler, from here on. */
+/*
+ * No new instance, and no return handler, from here on.  The growth
+ * worker may still publish a rethook after this look:
+ * kretprobe_pool_finish() stops that one.
+ */
 void kretprobe_pool_orphan(struct kretprobe *rp)
 {
-	if (rp->rh)
-		rethook_stop(rp->rh);
+	struct kretprobe_rethooks *rhs = rp->rhs;
+	int i;
+
+	if (!rhs)
+		return;
+	rethook_stop(rhs->first);
+	/* Pairs with the release in kretprobe_grow_work(): more[i] is set. */
+	rhs->nr_stopped = smp_load_acquire(&rhs->growth.nr_more);
+	for (i = 0; i < rhs->nr_stopped; i++)
+		rethook_stop(rhs->more[i]);
 }
 
+/* After the wait for hits that followed kretprobe_pool_orphan(). */
 void kretprobe_pool_finish(struct kretprobe *rp)
 {
-	if (!rp->rh)
+	struct kretprobe_rethooks *rhs = rp->rhs;
+	int i;
+
+	if (!rhs)
 		return;
-	kretprobe_pool_discard(kretprobe_pool_of_rethook(rp->rh));
-	rp->rh = NULL;
+	if (rhs->grows)
+		kretprobe_growth_stop(&rhs->growth);
+	if (rhs->growth.nr_more > rhs->nr_stopped) {
+		/*
+		 * A hit that was in flight at the orphaning may have taken an
+		 * instance from a rethook added since: stop those, and wait
+		 * for the return handlers that already saw them running.
+		 */
+		for (i = rhs->nr_stopped; i < rhs->growth.nr_more; i++)
+			rethook_stop(rhs->more[i]);
+		synchronize_rcu();
+	}
+	kretprobe_pool_discard(kretprobe_pool_of_rethooks(rhs));
+	kretprobe_pool_detach(rp);
 }

@@ -1033,8 +1033,6 @@ static void kretprobe_default_grows_for_sleepers(struct kunit *test)
 {
 	struct kretprobe *rp = kunit_kzalloc(test, sizeof(*rp), GFP_KERNEL);
 
-	if (IS_ENABLED(CONFIG_KRETPROBE_ON_RETHOOK))
-		kunit_skip(test, "kretprobes on rethook keep a fixed pool");
 	KUNIT_ASSERT_NOT_NULL(test, rp);
 	KUNIT_EXPECT_EQ(test, sleep_many(test, rp, MANY_SLEEPERS), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&sleeper_returns), MANY_SLEEPERS);
@@ -1053,7 +1051,6 @@ static void kretprobe_default_grows_for_sleepers(struct kunit *test)
  * keeps preemption off with interrupts on (grow_recurse_held()): kicks
  * run at once, and the worker cannot.
  */
-#ifndef CONFIG_KRETPROBE_ON_RETHOOK
 static int grow_hold_cpu(void *held)
 {
 	preempt_disable();
@@ -1095,23 +1092,20 @@ static void grow_recurse_held(struct kunit *test, int depth)
 	migrate_enable();
 	cpus_read_unlock();
 }
-#endif
 
 static void kretprobe_grow_asks_once(struct kunit *test)
 {
-#ifdef CONFIG_KRETPROBE_ON_RETHOOK
-	kunit_skip(test, "kretprobes on rethook keep a fixed pool");
-#else
 	struct test_kretprobe *tr = new_kretprobe(test, 'R', kprobes_test_recurse);
+	/* On a return trampoline, a spare per CPU on top of maxactive. */
+	int spares = IS_ENABLED(CONFIG_KRETPROBE_ON_RETHOOK) ? 0 : num_possible_cpus();
 	int round, kicks, depth;
 
 	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
 	depth = 3 * tr->rp.maxactive;
 
 	grow_recurse_held(test, depth);
-	/* A growing pool holds a spare per CPU on top of maxactive. */
 	KUNIT_EXPECT_EQ(test, tr->rp.nmissed,
-			depth + 1 - tr->rp.maxactive - (int)num_possible_cpus());
+			depth + 1 - tr->rp.maxactive - spares);
 	KUNIT_EXPECT_EQ(test, kretprobe_grow_kicks(&tr->rp), 1);
 
 	/* Once the worker has run, a pool that runs short asks again. */
@@ -1122,30 +1116,25 @@ static void kretprobe_grow_asks_once(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, kicks, 2);
 	KUNIT_EXPECT_EQ(test, tr->entry_hits, tr->ret_hits);
-#endif
 }
 
-#ifndef CONFIG_KRETPROBE_ON_RETHOOK
 static void kretprobe_call_once(void *unused)
 {
 	kprobes_test_recurse(0);
 }
-#endif
 
 /*
  * One call and return on every CPU leaves each CPU an idle spare instance:
  * nothing is in flight, so the pool must not grow.  It did once on every
  * machine of five CPUs or more, where the spares alone were half the pool.
+ * On rethook, which keeps no spares, every return must be counted back.
  */
 static void kretprobe_idle_spares_do_not_grow(struct kunit *test)
 {
-#ifdef CONFIG_KRETPROBE_ON_RETHOOK
-	kunit_skip(test, "kretprobes on rethook keep a fixed pool");
-#else
 	struct test_kretprobe *tr;
 	int cpu, calls = 0;
 
-	if (num_online_cpus() < 5)
+	if (!IS_ENABLED(CONFIG_KRETPROBE_ON_RETHOOK) && num_online_cpus() < 5)
 		kunit_skip(test, "needs 5 CPUs online for the spares to be half the pool");
 	tr = new_kretprobe(test, 'R', kprobes_test_recurse);
 	KUNIT_ASSERT_EQ(test, reg_kretprobe(test, &tr->rp), 0);
@@ -1159,7 +1148,6 @@ static void kretprobe_idle_spares_do_not_grow(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tr->ret_hits, calls);
 	KUNIT_EXPECT_EQ(test, tr->rp.nmissed, 0);
 	KUNIT_EXPECT_EQ(test, kretprobe_grow_kicks(&tr->rp), 0);
-#endif
 }
 
 /* A maxactive set by the user still limits, and counts what it misses. */

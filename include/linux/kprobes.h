@@ -108,6 +108,7 @@ static inline bool kprobe_ftrace(struct kprobe *p)
 }
 
 struct kretprobe_holder;
+struct kretprobe_rethooks;
 
 /**
  * struct kretprobe - a probe on a function's return
@@ -117,11 +118,12 @@ struct kretprobe_holder;
  *	that call
  * @maxactive: calls that can be tracked at once; 0 or less picks
  *	max(10, 2 * num_possible_cpus()), which is written back on registration,
- *	and (with a return trampoline) lets the pool grow while in use
+ *	and lets the pool grow while in use
  * @nmissed: calls not tracked because every instance was in use
  * @data_size: bytes of private data in each instance
- * @rh: the instances, on architectures whose kretprobes ride on rethook;
- *	owned by the core
+ * @rh: the instances, on architectures whose kretprobes ride on rethook
+ *	(the first of them, when the pool grows); owned by the core
+ * @rhs: there, the rethooks the pool has grown by; owned by the core
  * @rph: the instances, on the others; owned by the core
  */
 struct kretprobe {
@@ -133,6 +135,7 @@ struct kretprobe {
 	size_t data_size;
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
 	struct rethook *rh;
+	struct kretprobe_rethooks *rhs;
 #else
 	struct kretprobe_holder *rph;
 #endif

@@ -58,8 +58,7 @@
 #    probe sees every call.  Again with the enabled knob and the sysctl
 #    flipping.
 # 5. Sleepers: a kretprobe event with the default maxactive on
-#    do_nanosleep under 256 overlapping sleeps misses no return (skipped
-#    by name where kretprobes run on rethook, whose pool is fixed).
+#    do_nanosleep under 256 overlapping sleeps misses no return.
 # 6. Faults, 4 s without and 4 s with post_handlers: a caller thread per
 #    CPU, in the address space of the shell that started the run
 #    (kthread_use_mm(), so user reads really fault), calls a function
@@ -155,10 +154,6 @@ race_flipping() {	# seconds
 # sleep in at once while the workload runs: every return is seen and none
 # is missed (the instances grow).  The base misses most of them.
 SLEEPERS=256
-
-on_rethook() {
-	[ -r /proc/config.gz ] && zcat /proc/config.gz | grep -qx 'CONFIG_KRETPROBE_ON_RETHOOK=y'
-}
 
 sleepers_miss_nothing() {
 	ev=kps_sleep
@@ -391,13 +386,8 @@ if [ -f /kp/records/insn.txt ]; then
 fi
 check "races: every call seen by every stable probe while others churn" race $RACE 1
 check "races: with the enabled knob and the sysctl flipping" race_flipping $RACE
-if on_rethook; then
-	skip "kretprobe, default maxactive, $SLEEPERS tasks asleep in it: nothing missed" \
-		"kretprobes on rethook (this arch's backend) keep a fixed pool"
-else
-	check "kretprobe, default maxactive, $SLEEPERS tasks asleep in it: nothing missed" \
-		sleepers_miss_nothing
-fi
+check "kretprobe, default maxactive, $SLEEPERS tasks asleep in it: nothing missed" \
+	sleepers_miss_nothing
 check "faults: handlers read bad user and kernel addresses, probes on faulting loads" \
 	faults_both $FAULTS
 if [ "$(cat $KPS/atomic_sleep_check 2>/dev/null)" = Y ]; then
