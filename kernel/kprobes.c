@@ -418,6 +418,7 @@ int __register_kprobe(struct kprobe *p)
 	if (on_entry)
 		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
 	p->nmissed = 0;
+	memset(p->nmissed_by, 0, sizeof(p->nmissed_by));
 	INIT_LIST_HEAD(&p->list);
 
 	ret = kprobe_check_location(p, &mod);

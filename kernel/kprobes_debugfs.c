@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * /sys/kernel/debug/kprobes/: "list" shows every registered probe,
- * "enabled" arms or disarms them all at once, "blacklist" shows where
- * probes may not go (perf probe reads it).
+ * "stats" the hits each missed and why, "enabled" arms or disarms them
+ * all at once, "blacklist" shows where probes may not go (perf probe
+ * reads it).
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
@@ -23,16 +24,13 @@ static void *kprobe_debugfs_shown_addr(struct seq_file *m, void *addr)
 }
 
 /*
- * One line per user probe, in the columns scripts have always parsed:
- *   "ADDR  TYPE  SYMBOL+0xOFF  MODULE FLAGS", where MODULE is the module
+ * The columns scripts have always parsed at the start of a "list" line:
+ *   "ADDR  TYPE  SYMBOL+0xOFF  MODULE ", where MODULE is the module
  *   name, or a lone space for kernel text;
- *   "ADDR  TYPE  %pS FLAGS" when kallsyms cannot name the address.
- * TYPE is k for a kprobe and r for a kretprobe.  FLAGS run together:
- * [GONE][DISABLED][OPTIMIZED][FTRACE], the last two describing the
- * breakpoint, which the table entry (@entry) owns.
+ *   "ADDR  TYPE  %pS " when kallsyms cannot name the address.
+ * TYPE is k for a kprobe and r for a kretprobe.  "stats" starts the same.
  */
-static void kprobe_debugfs_show_one(struct seq_file *m, struct kprobe *p,
-				    struct kprobe *entry)
+static void kprobe_debugfs_show_where(struct seq_file *m, struct kprobe *p)
 {
 	void *addr = kprobe_debugfs_shown_addr(m, p->addr);
 	char type = kprobe_is_kretprobe(p) ? 'r' : 'k';
@@ -48,7 +46,17 @@ static void kprobe_debugfs_show_one(struct seq_file *m, struct kprobe *p,
 			   modname ?: " ");
 	else
 		seq_printf(m, "%px  %c  %pS ", addr, type, p->addr);
+}
 
+/*
+ * One "list" line per user probe: where it is, then FLAGS run together:
+ * [GONE][DISABLED][OPTIMIZED][FTRACE], the last two describing the
+ * breakpoint, which the table entry (@entry) owns.
+ */
+static void kprobe_debugfs_show_one(struct seq_file *m, struct kprobe *p,
+				    struct kprobe *entry)
+{
+	kprobe_debugfs_show_where(m, p);
 	seq_printf(m, "%s%s%s%s\n",
 		   kprobe_gone(p) ? "[GONE]" : "",
 		   (p->flags & KPROBE_FLAG_DISABLED) && !kprobe_gone(p) ?
@@ -74,19 +82,28 @@ static void kprobe_debugfs_list_stop(struct seq_file *m, void *v)
 	mutex_unlock(&kprobe_mutex);
 }
 
-static int kprobe_debugfs_list_show(struct seq_file *m, void *v)
+/* Call @show for each user probe in the table bucket *@v. */
+static void kprobe_debugfs_walk_bucket(struct seq_file *m, void *v,
+				       void (*show)(struct seq_file *m,
+						    struct kprobe *p,
+						    struct kprobe *entry))
 {
 	struct hlist_head *head = kprobe_list_bucket(*(loff_t *)v);
 	struct kprobe *entry, *kp;
 
 	hlist_for_each_entry(entry, head, hlist) {
 		if (!kprobe_is_aggr(entry)) {
-			kprobe_debugfs_show_one(m, entry, entry);
+			show(m, entry, entry);
 			continue;
 		}
 		list_for_each_entry(kp, &entry->list, list)
-			kprobe_debugfs_show_one(m, kp, entry);
+			show(m, kp, entry);
 	}
+}
+
+static int kprobe_debugfs_list_show(struct seq_file *m, void *v)
+{
+	kprobe_debugfs_walk_bucket(m, v, kprobe_debugfs_show_one);
 	return 0;
 }
 
@@ -97,6 +114,48 @@ static const struct seq_operations kprobe_debugfs_list_sops = {
 	.show = kprobe_debugfs_list_show,
 };
 DEFINE_SEQ_ATTRIBUTE(kprobe_debugfs_list);
+
+/*
+ * One "stats" line per user probe: where it is, as in "list", then
+ * "missed=N" (its nmissed) and that count by cause, each as NAME=N.  A
+ * kretprobe adds "no_instance=N", the calls its full pool did not track
+ * (its nmissed).  The names are the enum's, in its order.
+ */
+static const char *const kprobe_debugfs_miss_names[KPROBE_MISS_CAUSES] = {
+	[KPROBE_MISS_RECURSION] = "recursion",
+	[KPROBE_MISS_BUSY] = "busy",
+	[KPROBE_MISS_SITE_TAKEN] = "site_taken",
+};
+
+static void kprobe_debugfs_show_stats(struct seq_file *m, struct kprobe *p,
+				      struct kprobe *entry)
+{
+	int cause;
+
+	kprobe_debugfs_show_where(m, p);
+	seq_printf(m, "missed=%lu", p->nmissed);
+	for (cause = 0; cause < KPROBE_MISS_CAUSES; cause++)
+		seq_printf(m, " %s=%lu", kprobe_debugfs_miss_names[cause],
+			   p->nmissed_by[cause]);
+	if (kprobe_is_kretprobe(p))
+		seq_printf(m, " no_instance=%d",
+			   container_of(p, struct kretprobe, kp)->nmissed);
+	seq_putc(m, '\n');
+}
+
+static int kprobe_debugfs_stats_show(struct seq_file *m, void *v)
+{
+	kprobe_debugfs_walk_bucket(m, v, kprobe_debugfs_show_stats);
+	return 0;
+}
+
+static const struct seq_operations kprobe_debugfs_stats_sops = {
+	.start = kprobe_debugfs_list_start,
+	.next = kprobe_debugfs_list_next,
+	.stop = kprobe_debugfs_list_stop,
+	.show = kprobe_debugfs_stats_show,
+};
+DEFINE_SEQ_ATTRIBUTE(kprobe_debugfs_stats);
 
 static void *kprobe_debugfs_bl_start(struct seq_file *m, loff_t *pos)
 {
@@ -170,6 +229,7 @@ static int __init kprobe_debugfs_init(void)
 	dir = debugfs_create_dir("kprobes", NULL);
 
 	debugfs_create_file("list", 0400, dir, NULL, &kprobe_debugfs_list_fops);
+	debugfs_create_file("stats", 0400, dir, NULL, &kprobe_debugfs_stats_fops);
 	debugfs_create_file("enabled", 0600, dir, NULL, &kprobe_debugfs_enabled_fops);
 	debugfs_create_file("blacklist", 0400, dir, NULL, &kprobe_debugfs_bl_fops);
 	return 0;

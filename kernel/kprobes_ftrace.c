@@ -129,7 +129,7 @@ static void notrace kprobe_ftrace_redirect(unsigned long ip,
 		kprobe_hit_begin();
 		p = get_kprobe(arch_kprobe_ftrace_addr(ip));
 		if (p && !(READ_ONCE(p->flags) & KPROBE_FLAG_FTRACE_TRAP)) {
-			kprobes_inc_nmissed_count(p);
+			kprobe_count_miss(p, KPROBE_MISS_SITE_TAKEN);
 			irq_work_queue(&kprobe_ftrace_trap_kick);
 		}
 		kprobe_hit_end();

@@ -41,6 +41,7 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <kunit/visibility.h>
 #include <linux/cpu.h>
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
@@ -112,22 +113,44 @@ struct kprobe kprobe_busy_marker = {
 	.flags = KPROBE_FLAG_DISABLED,
 };
 
+static nokprobe_inline void kprobe_count_one_miss(struct kprobe *p,
+						  enum kprobe_miss_cause cause)
+{
+	p->nmissed++;
+	p->nmissed_by[cause]++;
+}
+
 /**
- * kprobes_inc_nmissed_count() - count a hit whose handlers did not run
+ * kprobe_count_miss() - count a hit whose handlers did not run, and why
  * @p: the table entry that was hit
+ * @cause: why
  *
  * A miss at an aggregate is a miss for each probe in it.
  */
-void kprobes_inc_nmissed_count(struct kprobe *p)
+void kprobe_count_miss(struct kprobe *p, enum kprobe_miss_cause cause)
 {
 	struct kprobe *kp;
 
 	if (kprobe_is_aggr(p))
 		list_for_each_entry_rcu(kp, &p->list, list,
 					kprobe_rcu_reader())
-			kp->nmissed++;
+			kprobe_count_one_miss(kp, cause);
 	else
-		p->nmissed++;
+		kprobe_count_one_miss(p, cause);
+}
+NOKPROBE_SYMBOL(kprobe_count_miss);
+
+/**
+ * kprobes_inc_nmissed_count() - count a hit while this CPU runs a probe
+ * @p: the table entry that was hit
+ *
+ * What every architecture calls when a probe is hit from inside another's
+ * handler or single step, or from kprobes' own code.
+ */
+void kprobes_inc_nmissed_count(struct kprobe *p)
+{
+	kprobe_count_miss(p, kprobe_running() == &kprobe_busy_marker ?
+			     KPROBE_MISS_BUSY : KPROBE_MISS_RECURSION);
 }
 NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
 
@@ -135,7 +158,8 @@ NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
  * kprobe_busy_begin() - mark this CPU as running a probe handler
  *
  * Until kprobe_busy_end(), probes hit on this CPU are only counted in
- * their nmissed.  Used around code that probes must not re-enter.
+ * their nmissed (as KPROBE_MISS_BUSY).  Used around code that probes must
+ * not re-enter.
  */
 void kprobe_busy_begin(void)
 {
@@ -143,6 +167,7 @@ void kprobe_busy_begin(void)
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 	__this_cpu_write(current_kprobe, &kprobe_busy_marker);
 }
+EXPORT_SYMBOL_IF_KUNIT(kprobe_busy_begin);
 
 /**
  * kprobe_busy_end() - end the section begun by kprobe_busy_begin()
@@ -152,6 +177,7 @@ void kprobe_busy_end(void)
 	__this_cpu_write(current_kprobe, NULL);
 	preempt_enable();
 }
+EXPORT_SYMBOL_IF_KUNIT(kprobe_busy_end);
 
 /**
  * dump_kprobe() - print what a probe was asked to probe

@@ -258,6 +258,7 @@ void kprobe_site_forget_text(void);
 
 /* kprobes_hits.c */
 void kprobe_wait_for_hits(void);
+void kprobe_count_miss(struct kprobe *p, enum kprobe_miss_cause cause);
 
 /*
  * The architecture's hits that may run with interrupts on all sit in hit

@@ -789,6 +789,8 @@ static void missed_in_own_handlers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
 	KUNIT_EXPECT_EQ(test, tp->post_hits, 1);
 	KUNIT_EXPECT_EQ(test, tp->kp.nmissed, 2UL);
+	KUNIT_EXPECT_EQ(test, tp->kp.nmissed_by[KPROBE_MISS_RECURSION], 2UL);
+	KUNIT_EXPECT_EQ(test, tp->kp.nmissed_by[KPROBE_MISS_BUSY], 0UL);
 }
 
 /* A handler calls a function another probe sits on: that one misses. */
@@ -808,11 +810,46 @@ static void missed_in_other_handler(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, outer->pre_hits, 1);
 	KUNIT_EXPECT_EQ(test, inner->pre_hits, 0);
 	KUNIT_EXPECT_EQ(test, inner->kp.nmissed, 1UL);
+	KUNIT_EXPECT_EQ(test, inner->kp.nmissed_by[KPROBE_MISS_RECURSION], 1UL);
 	KUNIT_EXPECT_EQ(test, outer->kp.nmissed, 0UL);
 	/* Outside any handler the inner probe works. */
 	kprobes_test_other(0);
 	KUNIT_EXPECT_EQ(test, inner->pre_hits, 1);
 	KUNIT_EXPECT_EQ(test, inner->kp.nmissed, 1UL);
+}
+
+/*
+ * Hit while kprobes' own code holds the CPU (kprobe_busy_begin()), at
+ * each place a probe can sit: missed, and counted as busy.  A probe that
+ * shares its address with another is counted in both.
+ */
+static void missed_while_busy(struct kunit *test)
+{
+	const struct place_case *pc = test->param_value;
+	void *addr = place_addr(test, pc->place);
+	struct test_probe *a = kpt_probe_at(test, 'A', NULL, addr);
+	struct test_probe *b = kpt_probe_at(test, 'B', NULL, addr);
+
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &a->kp), 0);
+	kprobe_busy_begin();
+	kprobes_test_marked(0);
+	kprobe_busy_end();
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, a->kp.nmissed, 1UL);
+	KUNIT_EXPECT_EQ(test, a->kp.nmissed_by[KPROBE_MISS_BUSY], 1UL);
+	KUNIT_EXPECT_EQ(test, a->kp.nmissed_by[KPROBE_MISS_RECURSION], 0UL);
+
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &b->kp), 0);
+	kprobe_busy_begin();
+	kprobes_test_marked(0);
+	kprobe_busy_end();
+	KUNIT_EXPECT_EQ(test, a->kp.nmissed_by[KPROBE_MISS_BUSY], 2UL);
+	KUNIT_EXPECT_EQ(test, b->kp.nmissed_by[KPROBE_MISS_BUSY], 1UL);
+	KUNIT_EXPECT_EQ(test, b->kp.nmissed, 1UL);
+	/* Outside the busy section both fire. */
+	kprobes_test_marked(0);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
 }
 
 /* Enable and disable */
@@ -1460,6 +1497,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(post_handler_leaves_armed_aggregate),
 	KUNIT_CASE_PARAM(missed_in_own_handlers, place_gen_params),
 	KUNIT_CASE(missed_in_other_handler),
+	KUNIT_CASE_PARAM(missed_while_busy, place_gen_params),
 	KUNIT_CASE(registered_disabled),
 	KUNIT_CASE_PARAM(disable_enable_sequence, toggle_gen_params),
 	KUNIT_CASE(toggle_unregistered_kprobe),

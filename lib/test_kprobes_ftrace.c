@@ -255,6 +255,38 @@ static void x86_int3_on_ftrace_site_not_ours(struct kunit *test)
  * armed afresh for one takes the IPMODIFY ops, except where the sites are
  * redirected to a trampoline (arm64), whose hint stands for the one ops.
  */
+/*
+ * An ftrace site hit while kprobes' own code holds the CPU: missed, and
+ * counted as busy, for each probe on the site.
+ */
+static void ftrace_missed_while_busy(struct kunit *test)
+{
+	struct site_probe *a = site_probe_at(test, FTRACE_SITE_1, false);
+	struct site_probe *b = site_probe_at(test, FTRACE_SITE_1, true);
+
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &a->kp), 0);
+	KUNIT_ASSERT_TRUE(test, kprobe_ftrace(&a->kp));
+	kprobe_busy_begin();
+	FTRACE_SITE_1(NULL, 0);
+	kprobe_busy_end();
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, a->kp.nmissed, 1UL);
+	KUNIT_EXPECT_EQ(test, a->kp.nmissed_by[KPROBE_MISS_BUSY], 1UL);
+
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &b->kp), 0);
+	kprobe_busy_begin();
+	FTRACE_SITE_1(NULL, 0);
+	kprobe_busy_end();
+	KUNIT_EXPECT_EQ(test, a->kp.nmissed_by[KPROBE_MISS_BUSY], 2UL);
+	KUNIT_EXPECT_EQ(test, b->kp.nmissed_by[KPROBE_MISS_BUSY], 1UL);
+	KUNIT_EXPECT_EQ(test, b->kp.nmissed_by[KPROBE_MISS_RECURSION], 0UL);
+	call_site_1(test);
+	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
+	kpt_unreg_kprobe(test, &b->kp);
+	kpt_unreg_kprobe(test, &a->kp);
+}
+
 static void ftrace_only_entry_follows_table(struct kunit *test)
 {
 	/* Redirected sites share one ops, post_handler or not. */
@@ -625,6 +657,7 @@ static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(probe_on_rcu_lockdep_check),
 	KUNIT_CASE(probe_on_rcu_list_check),
 	KUNIT_CASE(hit_while_lockdep_lags),
+	KUNIT_CASE(ftrace_missed_while_busy),
 	KUNIT_CASE(ftrace_only_entry_follows_table),
 	KUNIT_CASE(x86_int3_on_ftrace_site_not_ours),
 	KUNIT_CASE(ftrace_entry_is_the_site),

@@ -53,10 +53,29 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
 				   struct pt_regs *);
 
 /**
+ * enum kprobe_miss_cause - why a hit ran none of a probe's handlers
+ * @KPROBE_MISS_RECURSION: another probe's handler, or its single step,
+ *	was running on the CPU
+ * @KPROBE_MISS_BUSY: kprobes' own code was running on the CPU, between
+ *	kprobe_busy_begin() and kprobe_busy_end()
+ * @KPROBE_MISS_SITE_TAKEN: the probe rides an ftrace site whose call
+ *	another ftrace user's trampoline took; the probe moves to a
+ *	breakpoint, and the hits until then are missed
+ * @KPROBE_MISS_CAUSES: the number of causes
+ */
+enum kprobe_miss_cause {
+	KPROBE_MISS_RECURSION,
+	KPROBE_MISS_BUSY,
+	KPROBE_MISS_SITE_TAKEN,
+	KPROBE_MISS_CAUSES
+};
+
+/**
  * struct kprobe - one probe on one kernel instruction
  * @hlist: link in the core's probe table while registered
  * @list: link in the handler list when several probes share an address
  * @nmissed: hits whose handlers could not run (recursion, busy CPU)
+ * @nmissed_by: @nmissed by cause, indexed by enum kprobe_miss_cause
  * @addr: the probed address; set by the core from @symbol_name + @offset
  * @symbol_name: symbol to probe, as an alternative to @addr
  * @offset: byte offset from @symbol_name (or from @addr)
@@ -71,6 +90,7 @@ struct kprobe {
 	struct hlist_node hlist;
 	struct list_head list;
 	unsigned long nmissed;
+	unsigned long nmissed_by[KPROBE_MISS_CAUSES];
 	kprobe_opcode_t *addr;
 	const char *symbol_name;
 	unsigned int offset;

@@ -1132,6 +1132,7 @@ static void ftrace_nested_missed(struct kunit *test)
 	kpa_ft_register(test, KPA_FT_NEST, false);
 	got = kpa_ft_call();
 	KUNIT_EXPECT_EQ(test, ft.kp.nmissed, 1);
+	KUNIT_EXPECT_EQ(test, ft.kp.nmissed_by[KPROBE_MISS_RECURSION], 1);
 	unregister_kprobe(&ft.kp);
 	KUNIT_EXPECT_EQ(test, got, KPA_FT_SUM);
 	KUNIT_EXPECT_EQ(test, ft.pre, 1);
@@ -1281,6 +1282,7 @@ static void ftrace_direct_shared(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpa_ft_call(), KPA_FT_SUM);
 	KUNIT_EXPECT_EQ(test, ft.pre, 2);
 	KUNIT_EXPECT_EQ(test, ft.kp.nmissed, 1);
+	KUNIT_EXPECT_EQ(test, ft.kp.nmissed_by[KPROBE_MISS_SITE_TAKEN], 1);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(kpa_other_calls), 2);
 	/* the probe's address is still the function's start */
 	KUNIT_EXPECT_EQ(test, ft.pre_regs.pc, (unsigned long)kpa_ft_target);
