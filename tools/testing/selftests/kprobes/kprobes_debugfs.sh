@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The files under /sys/kernel/debug/kprobes/ and the optimization sysctl:
-# the "list" line of a kprobe and a kretprobe in each state, the "enabled"
-# knob, the "blacklist" file and debug.kprobes-optimization.
+# the "list" line of a kprobe and a kretprobe in each state, the "stats"
+# lines beside them, the "enabled" knob, the "blacklist" file and
+# debug.kprobes-optimization.
 KST_DIR=$(dirname "$0")
 . "$KST_DIR/kprobes_lib.sh"
 
@@ -74,6 +75,52 @@ kretprobe_listed() {
 	kst_expect OK "$(kst_event "r:kst/ret $TARGET")" "adding r:kst/ret $TARGET" &&
 		kst_event_enable kst/ret 1 &&
 		kst_listed "$ADDR  r  $TARGET\+$OFF    $(entry_flags)"
+}
+
+STATS=$KST_DEBUGFS/kprobes/stats
+
+# "stats" has a line for each line of the list, in its order and with its
+# columns up to the flags; then missed=N, which its causes add up to, and
+# for a kretprobe no_instance=N.
+stats_follow_list() {
+	list_where=$(sed -E 's/(\[[A-Z]+\])*$//' $LIST)
+	stats_where=$(sed -E 's/missed=.*$//' $STATS)
+	if [ "$list_where" != "$stats_where" ]; then
+		kst_log "the stats lines do not follow the list's:"
+		sed 's/^/# list: /' $LIST
+		sed 's/^/# stats: /' $STATS
+		return 1
+	fi
+	counts='missed=0 recursion=0 busy=0 site_taken=0 no_instance=[0-9]+'
+	if ! grep -qE "^$ADDR  r  $TARGET\+$OFF    $counts\$" $STATS; then
+		kst_log "no kretprobe line for $TARGET in stats:"
+		sed 's/^/# stats: /' $STATS
+		return 1
+	fi
+	awk -v causes="recursion busy site_taken" '
+		BEGIN { n = split(causes, want, " ") }
+		{
+			ok = $0 ~ / missed=[0-9]+ / && ($2 == "k") == ($0 !~ / no_instance=[0-9]+$/)
+			missed = -1
+			sum = 0
+			for (i = 1; i <= NF; i++) {
+				split($i, kv, "=")
+				if (kv[1] == "missed")
+					missed = kv[2]
+				for (c = 1; c <= n; c++)
+					if (kv[1] == want[c]) {
+						sum += kv[2]
+						seen[NR, c] = 1
+					}
+			}
+			for (c = 1; c <= n; c++)
+				ok = ok && seen[NR, c]
+			if (!ok || missed != sum) {
+				print "# bad stats line: " $0
+				bad = 1
+			}
+		}
+		END { exit bad }' $STATS
 }
 
 knob_reads_1() {
@@ -256,13 +303,15 @@ if ! kst_have_events; then
 	ktap_skip_all "no kprobe_events: kernel without CONFIG_KPROBE_EVENTS"
 	exit "$KSFT_SKIP"
 fi
-ktap_set_plan 15
+ktap_set_plan 16
 KST_OTHERS=$(grep -cE "  $TARGET\+$OFF " $LIST)
 
 kst_check "a new kprobe event is listed 'k' and [DISABLED]" kprobe_listed_disabled
 kst_check "enabled, it is listed without [DISABLED]" kprobe_listed_enabled
 kst_check "it counts the hits of $TARGET" kprobe_counts_hits
 kst_check "a kretprobe event is listed 'r'" kretprobe_listed
+kst_check "stats: a line per listed probe, missed and its causes, no_instance for 'r'" \
+	stats_follow_list
 kst_check "[FTRACE] only on ftrace sites" ftrace_flag_only_on_ftrace_sites
 kst_check "enabled reads 1" knob_reads_1
 kst_check "enabled=0 stops every probe, each keeps its own state" knob_off_stops_hits
