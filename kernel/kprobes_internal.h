@@ -426,12 +426,18 @@ static nokprobe_inline bool kretprobe_grow_wanted(struct kretprobe_growth *g)
 	       (atomic_read(&g->out) - g->spares) * 2 >= total - g->spares;
 }
 
-/* An instance left a pool; ask for more when half of them are out. */
+/* Ask for more instances when half of them are out. */
+static nokprobe_inline void kretprobe_grow_if_wanted(struct kretprobe_growth *g)
+{
+	if (kretprobe_grow_wanted(g))
+		kretprobe_grow_ask(g);
+}
+
+/* An instance left a pool. */
 static nokprobe_inline void kretprobe_taken(struct kretprobe_growth *g)
 {
 	atomic_inc(&g->out);
-	if (kretprobe_grow_wanted(g))
-		kretprobe_grow_ask(g);
+	kretprobe_grow_if_wanted(g);
 }
 
 static nokprobe_inline void kretprobe_given_back(struct kretprobe_growth *g)

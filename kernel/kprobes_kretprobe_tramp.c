@@ -111,8 +111,8 @@ kretprobe_get_slow(struct kretprobe_holder *rph)
 		if (ri)
 			return ri;
 	}
-	if (g && kretprobe_grow_wanted(g))
-		kretprobe_grow_ask(g);
+	if (g)
+		kretprobe_grow_if_wanted(g);
 	return NULL;
 }
 NOKPROBE_SYMBOL(kretprobe_get_slow);
