@@ -45,6 +45,13 @@ kretprobe_rethooks_of(struct kretprobe_growth *g)
 	return container_of(g, struct kretprobe_rethooks, growth);
 }
 
+/* The growth of a pool, or NULL when it has a fixed size. */
+static nokprobe_inline struct kretprobe_growth *
+kretprobe_rethooks_growth(struct kretprobe_rethooks *rhs)
+{
+	return rhs->grows ? &rhs->growth : NULL;
+}
+
 static struct kretprobe_instance *kretprobe_rethook_instance(struct rethook_node *node)
 {
 	return container_of(node, struct kretprobe_instance, node);
@@ -83,13 +90,13 @@ NOKPROBE_SYMBOL(kretprobe_rethook_get);
 int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
-	struct kretprobe_growth *g = rp->rhs->grows ? &rp->rhs->growth : NULL;
+	struct kretprobe_growth *g = kretprobe_rethooks_growth(rp->rhs);
 	struct rethook_node *node = kretprobe_rethook_get(rp);
 
 	if (unlikely(!node)) {
 		rp->nmissed++;
-		if (g && kretprobe_grow_wanted(g))
-			kretprobe_grow_ask(g);
+		if (g)
+			kretprobe_grow_if_wanted(g);
 		return 0;
 	}
 	if (g)
@@ -119,13 +126,14 @@ static void kretprobe_rethook_return(struct rethook_node *node, void *data,
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *outer = __this_cpu_read(current_kprobe);
 	unsigned long outer_status = kcb->kprobe_status;
-
 	/*
 	 * No return handler runs once the kretprobe is orphaned and the
 	 * wait for hits is over: rp->rhs is still there.
 	 */
-	if (rp->rhs->grows)
-		kretprobe_given_back(&rp->rhs->growth);
+	struct kretprobe_growth *g = kretprobe_rethooks_growth(rp->rhs);
+
+	if (g)
+		kretprobe_given_back(g);
 	if (!rp->handler)
 		return;
 	__this_cpu_write(current_kprobe, &rp->kp);
@@ -186,7 +194,7 @@ int kretprobe_pool_add(struct kretprobe_growth *g, int n)
 
 struct kretprobe_growth *kretprobe_growth_of(struct kretprobe *rp)
 {
-	return rp->rhs && rp->rhs->grows ? &rp->rhs->growth : NULL;
+	return rp->rhs ? kretprobe_rethooks_growth(rp->rhs) : NULL;
 }
 
 struct kretprobe_pool *kretprobe_pool_make(struct kretprobe *rp, int maxactive,
@@ -227,20 +235,34 @@ void kretprobe_pool_detach(struct kretprobe *rp)
 }
 
 /*
- * rethook frees the nodes still in flight when they come back.  No hit
- * takes instances any more, so no pool is added after the wait below.
+ * Once no rethook is being added.  rethook frees the nodes still in
+ * flight when they come back.
  */
-void kretprobe_pool_discard(struct kretprobe_pool *pool)
+static void kretprobe_rethooks_free(struct kretprobe_rethooks *rhs)
 {
-	struct kretprobe_rethooks *rhs = kretprobe_rethooks_of_pool(pool);
 	int i;
 
-	if (rhs->grows)
-		kretprobe_growth_stop(&rhs->growth);
 	for (i = 0; i < rhs->growth.nr_more; i++)
 		rethook_free(rhs->more[i]);
 	rethook_free(rhs->first);
 	kfree(rhs);
+}
+
+/* Stop the growth of a pool that no hit takes instances from any more. */
+static void kretprobe_rethooks_stop_growth(struct kretprobe_rethooks *rhs)
+{
+	struct kretprobe_growth *g = kretprobe_rethooks_growth(rhs);
+
+	if (g)
+		kretprobe_growth_stop(g);
+}
+
+void kretprobe_pool_discard(struct kretprobe_pool *pool)
+{
+	struct kretprobe_rethooks *rhs = kretprobe_rethooks_of_pool(pool);
+
+	kretprobe_rethooks_stop_growth(rhs);
+	kretprobe_rethooks_free(rhs);
 }
 
 /*
@@ -270,8 +292,7 @@ void kretprobe_pool_finish(struct kretprobe *rp)
 
 	if (!rhs)
 		return;
-	if (rhs->grows)
-		kretprobe_growth_stop(&rhs->growth);
+	kretprobe_rethooks_stop_growth(rhs);
 	if (rhs->growth.nr_more > rhs->nr_stopped) {
 		/*
 		 * A hit that was in flight at the orphaning may have taken an
@@ -282,6 +303,6 @@ void kretprobe_pool_finish(struct kretprobe *rp)
 			rethook_stop(rhs->more[i]);
 		synchronize_rcu();
 	}
-	kretprobe_pool_discard(kretprobe_pool_of_rethooks(rhs));
+	kretprobe_rethooks_free(rhs);
 	kretprobe_pool_detach(rp);
 }
