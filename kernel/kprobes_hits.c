@@ -36,7 +36,8 @@
  * kprobes lock held.
  *
  * The helpers that hits and the architectures' handlers call (counting a
- * miss, keeping probes off a CPU, reporting a recursion) are here too.
+ * miss, keeping probes off a CPU, reporting a recursion, letting a hit
+ * from an interrupt run inside another's handling) are here too.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
@@ -178,6 +179,86 @@ void kprobe_busy_end(void)
 	preempt_enable();
 }
 EXPORT_SYMBOL_IF_KUNIT(kprobe_busy_end);
+
+DEFINE_PER_CPU(struct kprobe_nesting, kprobe_nesting);
+EXPORT_SYMBOL_IF_KUNIT(kprobe_nesting);
+
+/* 0 in a task, 1 serving a softirq, 2 in a hardirq, 3 in an NMI. */
+static nokprobe_inline unsigned int kprobe_context_level(unsigned int ctx)
+{
+	return !!(ctx & NMI_MASK) + !!(ctx & (NMI_MASK | HARDIRQ_MASK)) +
+	       !!(ctx & KPROBE_CONTEXT_MASK);
+}
+
+/**
+ * kprobe_nest_begin() - may a hit run inside another probe's handling?
+ * @ctx: the new hit's context (kprobe_hit_context(), or for a trap the
+ *	context the trap interrupted)
+ *
+ * For the architecture's hit paths, with preemption or interrupts off,
+ * when a probe is hit while kprobe_running() is set.  Handlers that run
+ * with interrupts on (ftrace sites, detour buffers, return handlers) can
+ * be interrupted, and before this an interrupt's probes were lost there.
+ * A hit from a deeper context than the running one's cannot be that
+ * probe's own recursion, so it runs, as if no probe were running, and
+ * the running probe's state waits in the deeper context's frame until
+ * kprobe_running_done() ends the new hit.  Its handlers interrupt the
+ * running ones as any interrupt handler would: a lock they share must be
+ * taken with interrupts off (kprobes.rst says so).  A hit in the same
+ * context, or while kprobes' own code holds the CPU (kprobe_busy_begin()),
+ * is still a miss.
+ *
+ * Return: true when the new hit may run its handlers.
+ */
+bool kprobe_nest_begin(unsigned int ctx)
+{
+	struct kprobe_nesting *n = this_cpu_ptr(&kprobe_nesting);
+	unsigned int level = kprobe_context_level(ctx);
+	struct kprobe *running = kprobe_running();
+	struct kprobe_nest_frame *f;
+
+	if (running == &kprobe_busy_marker ||
+	    level <= kprobe_context_level(n->owner_ctx) ||
+	    WARN_ON_ONCE(n->depth == ARRAY_SIZE(n->frames)))
+		return false;
+	f = &n->frames[n->depth];
+	f->kp = running;
+	f->owner_ctx = n->owner_ctx;
+	f->kcb = *get_kprobe_ctlblk();
+	n->depth++;
+	reset_current_kprobe();
+	return true;
+}
+NOKPROBE_SYMBOL(kprobe_nest_begin);
+
+/**
+ * kprobe_nest_end() - a hit that kprobe_nest_begin() let run is over
+ *
+ * Called by kprobe_running_done() while a frame is in use.  Hits in
+ * deeper contexts end before the hits they interrupted, so the hit ending
+ * is the last one let run, and the probe it interrupted is on top of the
+ * stack of frames.
+ */
+void kprobe_nest_end(void)
+{
+	struct kprobe_nesting *n = this_cpu_ptr(&kprobe_nesting);
+	struct kprobe_nest_frame *f = &n->frames[n->depth - 1];
+
+	*get_kprobe_ctlblk() = f->kcb;
+	n->owner_ctx = f->owner_ctx;
+	__this_cpu_write(current_kprobe, f->kp);
+	n->depth--;
+}
+NOKPROBE_SYMBOL(kprobe_nest_end);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* kprobe_running() for the KUnit modules: current_kprobe is not exported. */
+struct kprobe *kprobe_running_kunit(void)
+{
+	return kprobe_running();
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_running_kunit);
+#endif
 
 /**
  * dump_kprobe() - print what a probe was asked to probe

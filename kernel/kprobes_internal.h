@@ -259,6 +259,7 @@ void kprobe_site_forget_text(void);
 /* kprobes_hits.c */
 void kprobe_wait_for_hits(void);
 void kprobe_count_miss(struct kprobe *p, enum kprobe_miss_cause cause);
+struct kprobe *kprobe_running_kunit(void);
 
 /*
  * The architecture's hits that may run with interrupts on all sit in hit
@@ -270,6 +271,44 @@ static inline bool arch_kprobe_hits_counted(void)
 	return false;
 }
 #endif
+
+#ifndef arch_kprobe_nests
+/*
+ * Does a probe hit from a deeper context than the running probe's run its
+ * handlers (kprobe_nest_begin())?  Every hit path of the architecture's
+ * must then take the CPU with kprobe_running_set() and give it back with
+ * kprobe_running_done().  Elsewhere such a hit is counted as missed.
+ */
+static inline bool arch_kprobe_nests(void)
+{
+	return false;
+}
+#endif
+
+/*
+ * What a return handler's run sets aside of the hit it may have
+ * interrupted (a return from an interrupt taken inside a handler), and
+ * gives back afterwards.
+ */
+struct kprobe_aside {
+	struct kprobe *kp;
+	unsigned long status;
+	unsigned int ctx;
+};
+
+static __always_inline void kprobe_running_aside(struct kprobe_aside *a)
+{
+	a->kp = kprobe_running();
+	a->status = get_kprobe_ctlblk()->kprobe_status;
+	a->ctx = __this_cpu_read(kprobe_nesting.owner_ctx);
+}
+
+static __always_inline void kprobe_running_back(const struct kprobe_aside *a)
+{
+	__this_cpu_write(kprobe_nesting.owner_ctx, a->ctx);
+	__this_cpu_write(current_kprobe, a->kp);
+	get_kprobe_ctlblk()->kprobe_status = a->status;
+}
 
 #ifndef arch_kprobe_post_handler_read_once
 /*

@@ -123,9 +123,7 @@ static void kretprobe_rethook_return(struct rethook_node *node, void *data,
 				     struct pt_regs *regs)
 {
 	struct kretprobe *rp = data;
-	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
-	struct kprobe *outer = __this_cpu_read(current_kprobe);
-	unsigned long outer_status = kcb->kprobe_status;
+	struct kprobe_aside outer;
 	/*
 	 * No return handler runs once the kretprobe is orphaned and the
 	 * wait for hits is over: rp->rhs is still there.
@@ -136,11 +134,11 @@ static void kretprobe_rethook_return(struct rethook_node *node, void *data,
 		kretprobe_given_back(g);
 	if (!rp->handler)
 		return;
-	__this_cpu_write(current_kprobe, &rp->kp);
-	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	kprobe_running_aside(&outer);
+	kprobe_running_set(&rp->kp, kprobe_hit_context());
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 	rp->handler(kretprobe_rethook_instance(node), regs);
-	__this_cpu_write(current_kprobe, outer);
-	kcb->kprobe_status = outer_status;
+	kprobe_running_back(&outer);
 }
 NOKPROBE_SYMBOL(kretprobe_rethook_return);
 

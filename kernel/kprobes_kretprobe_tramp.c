@@ -235,8 +235,9 @@ NOKPROBE_SYMBOL(kretprobe_frame_end);
  *	as recorded by arch_prepare_kretprobe() in the instance's fp;
  *	NULL when the architecture records none
  *
- * A probe hit while the handlers run is only counted.  A probe handler
- * this return interrupted (the return came from an IRQ) gets its
+ * A probe hit while the handlers run is only counted, unless it comes
+ * from a deeper context (kprobe_nest_begin()).  A probe handler this
+ * return interrupted (the return came from an IRQ) gets its
  * current_kprobe and status back afterwards.
  *
  * Return: the real return address.
@@ -247,20 +248,16 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	struct llist_node **head = &current->kretprobe_instances.first;
 	struct llist_node *node, *last, *next;
 	struct kretprobe_instance *ri;
-	struct kprobe_ctlblk *kcb;
+	struct kprobe_aside outer;
 	kprobe_opcode_t *real_ret;
-	struct kprobe *outer;
-	unsigned long outer_status;
 	struct kretprobe *rp;
 
 	preempt_disable();
 	kprobe_hit_begin();
-	kcb = get_kprobe_ctlblk();
-	outer = __this_cpu_read(current_kprobe);
-	outer_status = kcb->kprobe_status;
+	kprobe_running_aside(&outer);
 	/* Busy before the status is ours: a probe hit from an NMI only counts. */
-	__this_cpu_write(current_kprobe, &kprobe_busy_marker);
-	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	kprobe_running_set(&kprobe_busy_marker, kprobe_hit_context());
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 
 	/*
 	 * Checked here: stale instances are rare, and the call is not free.
@@ -305,8 +302,7 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 		node = next;
 	}
 
-	__this_cpu_write(current_kprobe, outer);
-	kcb->kprobe_status = outer_status;
+	kprobe_running_back(&outer);
 	kprobe_hit_end();
 	preempt_enable();
 	return (unsigned long)real_ret;

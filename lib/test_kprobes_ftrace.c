@@ -6,7 +6,9 @@
  */
 #include <kunit/test.h>
 #include <linux/debug_locks.h>
+#include <linux/delay.h>
 #include <linux/ftrace.h>
+#include <linux/irq_work.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/preempt.h>
@@ -285,6 +287,119 @@ static void ftrace_missed_while_busy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
 	kpt_unreg_kprobe(test, &b->kp);
 	kpt_unreg_kprobe(test, &a->kp);
+}
+
+/*
+ * An interrupt taken while an ftrace site's handler runs (with interrupts
+ * on), hitting a probe on its own path: that hit runs its handler, and
+ * the interrupted handling goes on as it was.  The same probe hit from
+ * the handler itself is recursion: counted, not run.
+ */
+static struct {
+	struct kprobe outer, inner;
+	struct task_struct *task;
+	struct irq_work work;
+	bool recurse;
+	bool irqs_on, work_ran, outer_running_after;
+	int outer_hits, outer_posts, inner_hits, inner_hits_in_irq;
+} kpt_nest;
+
+static void kpt_nest_work(struct irq_work *work)
+{
+	FTRACE_SITE_2(NULL, 0);
+	WRITE_ONCE(kpt_nest.work_ran, true);
+}
+
+static int kpt_nest_inner_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	/* In the interrupt, current is still the test's task. */
+	if (current == kpt_nest.task) {
+		kpt_nest.inner_hits++;
+		if (in_hardirq())
+			kpt_nest.inner_hits_in_irq++;
+	}
+	return 0;
+}
+
+static int kpt_nest_outer_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	int us;
+
+	if (current != kpt_nest.task || in_interrupt())
+		return 0;
+	kpt_nest.outer_hits++;
+	if (kpt_nest.recurse) {
+		FTRACE_SITE_2(NULL, 0);
+		return 0;
+	}
+	kpt_nest.irqs_on = !irqs_disabled();
+	irq_work_queue(&kpt_nest.work);
+	/* A self-IPI comes at once; without one, the next tick runs it. */
+	for (us = 0; us < 200000 && !READ_ONCE(kpt_nest.work_ran); us++)
+		udelay(1);
+	kpt_nest.outer_running_after = kprobe_running_kunit() == kp;
+	return 0;
+}
+
+static void kpt_nest_outer_post(struct kprobe *kp, struct pt_regs *regs,
+				unsigned long flags)
+{
+	if (current == kpt_nest.task && !in_interrupt() &&
+	    kprobe_running_kunit() == kp)
+		kpt_nest.outer_posts++;
+}
+
+static void ftrace_hit_from_interrupt_runs(struct kunit *test)
+{
+	int cpu;
+
+	if (!arch_kprobe_nests())
+		kunit_skip(test, "the arch's backend misses hits from interrupts in handlers");
+	memset(&kpt_nest, 0, sizeof(kpt_nest));
+	kpt_nest.task = current;
+	kpt_nest.work = IRQ_WORK_INIT_HARD(kpt_nest_work);
+	kpt_nest.outer.addr = kpt_entry(FTRACE_SITE_1);
+	kpt_nest.outer.pre_handler = kpt_nest_outer_pre;
+	kpt_nest.outer.post_handler = kpt_nest_outer_post;
+	kpt_nest.inner.addr = kpt_entry(FTRACE_SITE_2);
+	kpt_nest.inner.pre_handler = kpt_nest_inner_pre;
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &kpt_nest.outer), 0);
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &kpt_nest.inner), 0);
+	KUNIT_ASSERT_TRUE(test, kprobe_ftrace(&kpt_nest.outer));
+	KUNIT_ASSERT_TRUE(test, kprobe_ftrace(&kpt_nest.inner));
+
+	call_site_1(test);
+	KUNIT_ASSERT_EQ(test, kpt_nest.outer_hits, 1);
+	KUNIT_ASSERT_TRUE_MSG(test, kpt_nest.irqs_on,
+			      "the ftrace site's handler ran with interrupts off");
+	KUNIT_ASSERT_TRUE_MSG(test, kpt_nest.work_ran,
+			      "the irq_work did not run within 200 ms");
+	KUNIT_EXPECT_EQ(test, kpt_nest.inner_hits, 1);
+	KUNIT_EXPECT_EQ(test, kpt_nest.inner_hits_in_irq, 1);
+	KUNIT_EXPECT_EQ(test, kpt_nest.inner.nmissed, 0UL);
+	/* The interrupted handling went on as itself. */
+	KUNIT_EXPECT_TRUE(test, kpt_nest.outer_running_after);
+	KUNIT_EXPECT_EQ(test, kpt_nest.outer_posts, 1);
+	KUNIT_EXPECT_EQ(test, kpt_nest.outer.nmissed, 0UL);
+
+	/* From the handler itself: recursion, counted. */
+	kpt_nest.recurse = true;
+	call_site_1(test);
+	KUNIT_EXPECT_EQ(test, kpt_nest.outer_hits, 2);
+	KUNIT_EXPECT_EQ(test, kpt_nest.outer_posts, 2);
+	KUNIT_EXPECT_EQ(test, kpt_nest.inner_hits, 1);
+	KUNIT_EXPECT_EQ(test, kpt_nest.inner.nmissed, 1UL);
+	KUNIT_EXPECT_EQ(test,
+			kpt_nest.inner.nmissed_by[KPROBE_MISS_RECURSION], 1UL);
+
+	/* Directly, the inner probe is an ordinary hit. */
+	call_site_2(test);
+	KUNIT_EXPECT_EQ(test, kpt_nest.inner_hits, 2);
+	kpt_unreg_kprobe(test, &kpt_nest.inner);
+	kpt_unreg_kprobe(test, &kpt_nest.outer);
+	irq_work_sync(&kpt_nest.work);
+	for_each_possible_cpu(cpu)
+		KUNIT_EXPECT_EQ(test, per_cpu(kprobe_nesting.depth, cpu), 0U);
 }
 
 static void ftrace_only_entry_follows_table(struct kunit *test)
@@ -658,6 +773,7 @@ static struct kunit_case kprobes_ftrace_cases[] = {
 	KUNIT_CASE(probe_on_rcu_list_check),
 	KUNIT_CASE(hit_while_lockdep_lags),
 	KUNIT_CASE(ftrace_missed_while_busy),
+	KUNIT_CASE(ftrace_hit_from_interrupt_runs),
 	KUNIT_CASE(ftrace_only_entry_follows_table),
 	KUNIT_CASE(x86_int3_on_ftrace_site_not_ours),
 	KUNIT_CASE(ftrace_entry_is_the_site),

@@ -258,6 +258,77 @@ static inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
 	return this_cpu_ptr(&kprobe_ctlblk);
 }
 
+/**
+ * struct kprobe_nest_frame - a hit set aside while a deeper context's runs
+ * @kp: its current_kprobe
+ * @owner_ctx: its context, as in struct kprobe_nesting
+ * @kcb: its control block
+ */
+struct kprobe_nest_frame {
+	struct kprobe *kp;
+	unsigned int owner_ctx;
+	struct kprobe_ctlblk kcb;
+};
+
+/**
+ * struct kprobe_nesting - a CPU's hits that interrupted another's handling
+ * @owner_ctx: the context that the handlers of the hit current_kprobe
+ *	belongs to run in: the interrupt bits of preempt_count() there
+ *	(KPROBE_CONTEXT_MASK)
+ * @depth: frames in use
+ * @frames: the interrupted hits, a stack: the last one on top
+ *
+ * A probe hit in the same context as the running handlers is recursion,
+ * and only counted.  A hit from a deeper context (an interrupt taken
+ * while a handler runs with interrupts on, or an NMI) runs its handlers:
+ * the interrupted hit's state waits in a frame until the deeper hit is
+ * over.  Each frame is a deeper context than the one below it, so there
+ * are three at most (softirq, hardirq, NMI).  See kernel/kprobes_hits.c.
+ */
+struct kprobe_nesting {
+	unsigned int owner_ctx;
+	unsigned int depth;
+	struct kprobe_nest_frame frames[3];
+};
+DECLARE_PER_CPU(struct kprobe_nesting, kprobe_nesting);
+
+#define KPROBE_CONTEXT_MASK	(NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)
+
+/* The context of a hit that did not come through a trap. */
+static __always_inline unsigned int kprobe_hit_context(void)
+{
+	return preempt_count() & KPROBE_CONTEXT_MASK;
+}
+
+/**
+ * kprobe_running_set() - a hit takes this CPU for @p
+ * @p: the probe whose handlers are about to run
+ * @ctx: the context @p's handlers run in: kprobe_hit_context() there
+ */
+static __always_inline void kprobe_running_set(struct kprobe *p,
+					       unsigned int ctx)
+{
+	__this_cpu_write(kprobe_nesting.owner_ctx, ctx);
+	__this_cpu_write(current_kprobe, p);
+}
+
+bool kprobe_nest_begin(unsigned int ctx);
+void kprobe_nest_end(void);
+
+/**
+ * kprobe_running_done() - the hit begun with kprobe_running_set() is over
+ *
+ * A hit that interrupted another's handling gives that one its state
+ * back; otherwise no probe runs on this CPU any more.
+ */
+static __always_inline void kprobe_running_done(void)
+{
+	if (unlikely(__this_cpu_read(kprobe_nesting.depth)))
+		kprobe_nest_end();
+	else
+		reset_current_kprobe();
+}
+
 void kprobe_busy_begin(void);
 void kprobe_busy_end(void);
 
@@ -561,8 +632,10 @@ extern bool kprobe_ftrace_disabled __read_mostly;
  *
  * Return: the armed probe at @ip, or NULL when there is none, when ftrace
  * has been killed, when the lookup is nested too deep, and when a probe
- * handler is running on this CPU (the hit is then counted in the probe's
- * nmissed).
+ * handler of the same context is running on this CPU (the hit is then
+ * counted in the probe's nmissed).  A probe returned is the caller's to
+ * run with kprobe_running_set() and kprobe_running_done(): it may have
+ * interrupted another's handling (kprobe_nest_begin()).
  */
 static nokprobe_inline struct kprobe *
 kprobe_ftrace_hit_probe(unsigned long ip, unsigned long parent_ip,
@@ -574,7 +647,8 @@ kprobe_ftrace_hit_probe(unsigned long ip, unsigned long parent_ip,
 		p = kprobe_ftrace_lookup(ip, parent_ip);
 	if (!p || kprobe_disabled(p) || unlikely(kprobe_ftrace_disabled))
 		return NULL;
-	if (unlikely(kprobe_running())) {
+	if (unlikely(kprobe_running()) &&
+	    !kprobe_nest_begin(kprobe_hit_context())) {
 		kprobes_inc_nmissed_count(p);
 		return NULL;
 	}

@@ -85,6 +85,14 @@ static inline bool arch_kprobe_hits_counted(void)
 
 #define arch_kprobe_hits_counted arch_kprobe_hits_counted
 
+/* A hit from a deeper context than the running probe's runs its handlers. */
+static inline bool arch_kprobe_nests(void)
+{
+	return true;
+}
+
+#define arch_kprobe_nests arch_kprobe_nests
+
 /* Each hit loads a probe's post_handler once (READ_ONCE()). */
 static inline bool arch_kprobe_post_handler_read_once(void)
 {

@@ -16,6 +16,8 @@
  * A probe hit while a handler runs or while an instruction is stepped
  * (a reentered hit) runs no handler and is counted in nmissed; its
  * instruction is still run, and the interrupted probe is resumed after.
+ * A hit from a deeper context (an NMI) is not reentry: it runs as a hit
+ * of its own (kprobe_nest_begin()).
  *
  * kretprobes return through __kretprobe_trampoline (kprobes_trampoline.S),
  * which builds a pt_regs and calls arm64_kretprobe_return().
@@ -248,7 +250,7 @@ static void kpa_insn_done(struct kprobe *p, struct kprobe_ctlblk *kcb,
 		kcb->kprobe_status = KPROBE_HIT_SSDONE;
 		post(p, regs, 0);
 	}
-	reset_current_kprobe();
+	kprobe_running_done();
 }
 NOKPROBE_SYMBOL(kpa_insn_done);
 
@@ -321,6 +323,7 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	kprobe_opcode_t *addr = (kprobe_opcode_t *)instruction_pointer(regs);
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *p = get_kprobe(addr);
+	unsigned int ctx;
 
 	/* kernel/kprobes_hits.c counts on it. */
 	lockdep_assert_irqs_disabled();
@@ -331,14 +334,20 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 		return DBG_HOOK_ERROR;
 	}
 
-	if (kprobe_running())
+	/*
+	 * The debug exception leaves preempt_count() alone: the context is
+	 * the one the BRK interrupted.  A hit from a deeper context than the
+	 * running probe's (an NMI) runs as a hit of its own.
+	 */
+	ctx = kprobe_hit_context();
+	if (kprobe_running() && !kprobe_nest_begin(ctx))
 		return kpa_reenter(p, kcb, regs) ? DBG_HOOK_HANDLED : DBG_HOOK_ERROR;
 
-	__this_cpu_write(current_kprobe, p);
+	kprobe_running_set(p, ctx);
 	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
 	if (p->pre_handler && p->pre_handler(p, regs)) {
 		/* The handler moved the pc: the instruction is skipped. */
-		reset_current_kprobe();
+		kprobe_running_done();
 		return DBG_HOOK_HANDLED;
 	}
 	kpa_run_insn(p, kcb, regs);
@@ -416,7 +425,7 @@ int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
 		kpa_unnest(kcb);
 		return 0;
 	}
-	reset_current_kprobe();
+	kprobe_running_done();
 	/*
 	 * The fault entry gave this CPU the step's DAIF; the rest of the
 	 * fault handling (which may sleep for a user access) runs with the

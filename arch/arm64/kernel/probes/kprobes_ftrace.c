@@ -58,13 +58,13 @@ static nokprobe_inline void kpf_site_hit(struct kprobe *p, unsigned long site,
 {
 	kprobe_post_handler_t post;
 
-	__this_cpu_write(current_kprobe, p);
+	kprobe_running_set(p, kprobe_hit_context());
 	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 
 	instruction_pointer_set(regs, (unsigned long)p->addr);
 	if (p->pre_handler && p->pre_handler(p, regs)) {
 		/* the trampoline resumes at the pc the handler chose */
-		reset_current_kprobe();
+		kprobe_running_done();
 		return;
 	}
 
@@ -77,7 +77,7 @@ static nokprobe_inline void kpf_site_hit(struct kprobe *p, unsigned long site,
 		/* a post_handler does not move the pc (as after a step) */
 		instruction_pointer_set(regs, site + AARCH64_INSN_SIZE);
 	}
-	reset_current_kprobe();
+	kprobe_running_done();
 }
 
 /**
@@ -85,11 +85,11 @@ static nokprobe_inline void kpf_site_hit(struct kprobe *p, unsigned long site,
  * @regs: every register at the site, with the pc on the site itself
  *
  * Called from arch_kprobe_ftrace_caller, maybe preemptible, with the
- * probed context's interrupt mask.  A hit while a probe handler runs on
- * this CPU runs no handler and is counted in nmissed
- * (kprobe_ftrace_hit_probe()).  On return, regs->pc is where the function
- * goes on: the instruction after the site, unless a pre_handler moved it
- * and returned non-zero.
+ * probed context's interrupt mask.  A hit while a probe handler of the
+ * same context runs on this CPU runs no handler and is counted in nmissed
+ * (kprobe_ftrace_hit_probe()); one from an interrupt runs its own.  On
+ * return, regs->pc is where the function goes on: the instruction after
+ * the site, unless a pre_handler moved it and returned non-zero.
  */
 void notrace arm64_kprobe_ftrace_hit(struct pt_regs *regs)
 {

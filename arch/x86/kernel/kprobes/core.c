@@ -348,7 +348,7 @@ static void kpx_insn_done(struct kprobe *p, struct pt_regs *regs,
 	kcb->kprobe_status = KPROBE_HIT_SSDONE;
 	if (post && !kprobe_disabled(p))
 		post(p, regs, 0);
-	reset_current_kprobe();
+	kprobe_running_done();
 }
 NOKPROBE_SYMBOL(kpx_insn_done);
 
@@ -420,17 +420,72 @@ static nokprobe_inline bool kpx_boost(struct kprobe *p, struct pt_regs *regs)
 	if (!slot)
 		return false;
 
-	reset_current_kprobe();
+	kprobe_running_done();
 	regs->ip = (unsigned long)slot;
 	return true;
 }
 
-/* @p was hit while another probe (or kprobe_busy_begin()) is active. */
+/*
+ * The context an int3 interrupted: the trap entered NMI context on top of
+ * it (exc_int3() calls irqentry_nmi_enter() for a kernel-mode int3).  A
+ * hit there nests only if that context is deeper than the running hit's
+ * handlers.  Handlers run from an int3 run in the trap's own context, so
+ * no int3 from them, nor an NMI that interrupts them, nests.
+ */
+static nokprobe_inline unsigned int kpx_trap_context(void)
+{
+	unsigned int pc = preempt_count();
+
+	if (pc & NMI_MASK)
+		pc -= NMI_OFFSET + HARDIRQ_OFFSET;
+	return pc & KPROBE_CONTEXT_MASK;
+}
+
+static void kpx_hit(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+
+	/* Its handlers run in the trap's context, NMI-like. */
+	kprobe_running_set(p, kprobe_hit_context());
+
+	/* disabled, but the int3 has not been removed yet */
+	if (kprobe_disabled(p)) {
+		if (kpx_boost(p, regs))
+			return;
+		kcb->kprobe_status = KPROBE_HIT_SS;
+		kpx_run_insn(p, regs, kcb);
+		return;
+	}
+
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	if (p->pre_handler && p->pre_handler(p, regs)) {
+		/* the handler moved regs->ip: the instruction is skipped */
+		kprobe_running_done();
+		return;
+	}
+
+	if (kpx_boost(p, regs))
+		return;
+	kcb->kprobe_status = KPROBE_HIT_SS;
+	kpx_run_insn(p, regs, kcb);
+}
+NOKPROBE_SYMBOL(kpx_hit);
+
+/*
+ * @p was hit while another probe (or kprobe_busy_begin()) is active.  From
+ * a deeper context (an NMI, or an interrupt in a handler that runs with
+ * interrupts on) it runs as a hit of its own.
+ */
 static int kpx_reenter(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 
 	kprobe_opcode_t *boost;
+
+	if (kprobe_nest_begin(kpx_trap_context())) {
+		kpx_hit(p, regs);
+		return 1;
+	}
 
 	switch (kcb->kprobe_status) {
 	case KPROBE_HIT_ACTIVE:
@@ -448,9 +503,9 @@ static int kpx_reenter(struct kprobe *p, struct pt_regs *regs)
 		return 1;
 	case KPROBE_REENTER:
 		/*
-		 * A third level, e.g. an NMI while an interrupt in an optimized
-		 * probe's handler steps a nested probe: fine if it needs no
-		 * step of its own.
+		 * A hit while a reentered probe's copy runs, that could not
+		 * run as a hit of its own (kprobes' own code holds the CPU):
+		 * fine if it needs no step of its own.
 		 */
 		boost = kpx_boost_target(p);
 		if (boost) {
@@ -473,35 +528,6 @@ static int kpx_reenter(struct kprobe *p, struct pt_regs *regs)
 	}
 }
 NOKPROBE_SYMBOL(kpx_reenter);
-
-static void kpx_hit(struct kprobe *p, struct pt_regs *regs)
-{
-	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
-
-	__this_cpu_write(current_kprobe, p);
-
-	/* disabled, but the int3 has not been removed yet */
-	if (kprobe_disabled(p)) {
-		if (kpx_boost(p, regs))
-			return;
-		kcb->kprobe_status = KPROBE_HIT_SS;
-		kpx_run_insn(p, regs, kcb);
-		return;
-	}
-
-	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
-	if (p->pre_handler && p->pre_handler(p, regs)) {
-		/* the handler moved regs->ip: the instruction is skipped */
-		reset_current_kprobe();
-		return;
-	}
-
-	if (kpx_boost(p, regs))
-		return;
-	kcb->kprobe_status = KPROBE_HIT_SS;
-	kpx_run_insn(p, regs, kcb);
-}
-NOKPROBE_SYMBOL(kpx_hit);
 
 /* Where the int3 that trapped with @regs is: regs->ip is just past it. */
 static nokprobe_inline kprobe_opcode_t *kpx_int3_addr(struct pt_regs *regs)
@@ -621,7 +647,7 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 	if (kcb->kprobe_status == KPROBE_REENTER)
 		kpx_unnest(kcb);
 	else
-		reset_current_kprobe();
+		kprobe_running_done();
 
 	if (trapnr != X86_TRAP_PF &&
 	    fixup_exception(regs, trapnr, current->thread.error_code, 0))

@@ -19,14 +19,14 @@ static nokprobe_inline void kpx_ftrace_hit(struct kprobe *p, unsigned long ip,
 	unsigned long resume_ip = regs->ip;
 	kprobe_post_handler_t post;
 
-	__this_cpu_write(current_kprobe, p);
+	kprobe_running_set(p, kprobe_hit_context());
 	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 
 	/* what a pre_handler sees after an int3 at @ip */
 	regs->ip = ip + INT3_INSN_SIZE;
 	if (p->pre_handler && p->pre_handler(p, regs)) {
 		/* ftrace resumes at the regs->ip the handler chose */
-		reset_current_kprobe();
+		kprobe_running_done();
 		return;
 	}
 
@@ -39,14 +39,15 @@ static nokprobe_inline void kpx_ftrace_hit(struct kprobe *p, unsigned long ip,
 		post(p, regs, 0);
 	}
 	regs->ip = resume_ip;
-	reset_current_kprobe();
+	kprobe_running_done();
 }
 
 /*
  * The func of the core's ftrace_ops for probes on ftrace sites.  ftrace
  * may call it preemptible, and calls it directly: the ops asks for no
  * recursion protection, kprobe_ftrace_lookup() takes it around the table
- * lookup.  A hit while a handler runs on this CPU is only counted.
+ * lookup.  A hit while a handler of the same context runs on this CPU is
+ * only counted; one from an interrupt in a handler runs its own.
  */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs)

@@ -12,6 +12,7 @@
 #include <linux/cpumask.h>
 #include <linux/debug_locks.h>
 #include <linux/delay.h>
+#include <linux/irq_work.h>
 #include <linux/jump_label.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
@@ -647,6 +648,108 @@ static void opt_regs_like_trap(struct kunit *test)
  * A jump over one whole instruction needs no grace period: it is in place
  * when register_kprobe() returns. Two instructions wait for the optimizer.
  */
+/*
+ * An interrupt taken in an optimized probe's handler (which runs with the
+ * probed context's interrupts on) hits a probe on its own path: that hit
+ * runs its handlers, whether it is optimized too or a breakpoint that
+ * steps its instruction, and the interrupted handler goes on as itself.
+ * The same probe hit from the handler itself is recursion, only counted.
+ */
+static struct {
+	struct kpo_probe outer, inner;
+	struct irq_work work;
+	bool recurse, irqs_on, work_ran, outer_running_after;
+	int inner_in_irq;
+} kpo_irq;
+
+static void kpo_irq_work(struct irq_work *work)
+{
+	kpo_other(1);
+	WRITE_ONCE(kpo_irq.work_ran, true);
+}
+
+static int kpo_irq_outer_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	/* An optimized probe runs as its aggregate: the table's entry. */
+	struct kprobe *running = kprobe_running_kunit();
+	int us;
+
+	kpo_pre(kp, regs);
+	if (kpo_irq.recurse) {
+		kpo_other(1);
+		return 0;
+	}
+	kpo_irq.irqs_on = !irqs_disabled();
+	irq_work_queue(&kpo_irq.work);
+	/* A self-IPI comes at once; without one, the next tick runs it. */
+	for (us = 0; us < 200000 && !READ_ONCE(kpo_irq.work_ran); us++)
+		udelay(1);
+	kpo_irq.outer_running_after = running &&
+				      kprobe_running_kunit() == running;
+	return 0;
+}
+
+static int kpo_irq_inner_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (in_hardirq())
+		kpo_irq.inner_in_irq++;
+	return kpo_pre(kp, regs);
+}
+
+static void opt_hit_from_interrupt_runs(struct kunit *test)
+{
+	/* The inner probe optimized, then a breakpoint with a post_handler. */
+	bool inner_post = test->param_value && *(bool *)test->param_value;
+	struct kpo_probe *outer = &kpo_irq.outer, *inner = &kpo_irq.inner;
+
+	memset(&kpo_irq, 0, sizeof(kpo_irq));
+	kpo_irq.work = IRQ_WORK_INIT_HARD(kpo_irq_work);
+	kpo_probe_init(outer, KPO_PLAIN, false);
+	outer->kp.pre_handler = kpo_irq_outer_pre;
+	kpo_probe_init(inner, KPO_OTHER, inner_post);
+	inner->kp.pre_handler = kpo_irq_inner_pre;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&outer->kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&inner->kp), 0);
+	kpo_expect_state(test, &outer->kp, KPROBE_OPT_ACTIVE);
+	kpo_expect_state(test, &inner->kp, inner_post ? KPROBE_OPT_NONE :
+			 KPROBE_OPT_ACTIVE);
+
+	KUNIT_EXPECT_EQ(test, kpo_plain(10), 17u);
+	KUNIT_ASSERT_EQ(test, outer->hits, 1);
+	KUNIT_ASSERT_TRUE_MSG(test, kpo_irq.irqs_on,
+			      "the optimized handler ran with interrupts off");
+	KUNIT_ASSERT_TRUE_MSG(test, kpo_irq.work_ran,
+			      "the irq_work did not run within 200 ms");
+	KUNIT_EXPECT_EQ(test, inner->hits, 1);
+	KUNIT_EXPECT_EQ(test, kpo_irq.inner_in_irq, 1);
+	KUNIT_EXPECT_EQ(test, inner->posts, inner_post ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, inner->kp.nmissed, 0UL);
+	KUNIT_EXPECT_TRUE(test, kpo_irq.outer_running_after);
+	KUNIT_EXPECT_EQ(test, outer->kp.nmissed, 0UL);
+
+	kpo_irq.recurse = true;
+	KUNIT_EXPECT_EQ(test, kpo_plain(10), 17u);
+	KUNIT_EXPECT_EQ(test, outer->hits, 2);
+	KUNIT_EXPECT_EQ(test, inner->hits, 1);
+	KUNIT_EXPECT_EQ(test, inner->kp.nmissed, 1UL);
+	KUNIT_EXPECT_EQ(test, inner->kp.nmissed_by[KPROBE_MISS_RECURSION], 1UL);
+
+	unregister_kprobe(&inner->kp);
+	unregister_kprobe(&outer->kp);
+	irq_work_sync(&kpo_irq.work);
+	KUNIT_EXPECT_EQ(test, kpo_other(1), 8u);
+}
+
+static const bool kpo_irq_inner_posts[] = { false, true };
+
+static void kpo_irq_inner_desc(const bool *post, char *desc)
+{
+	strscpy(desc, *post ? "breakpoint with a post_handler" : "optimized",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpo_irq_inner, kpo_irq_inner_posts, kpo_irq_inner_desc);
+
 static void opt_one_insn_at_once(struct kunit *test)
 {
 	struct kpo_probe p, q;
@@ -1146,6 +1249,7 @@ static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(opt_optimized_fires),
 	KUNIT_CASE(opt_regs_like_trap),
 	KUNIT_CASE(opt_hit_while_lockdep_lags),
+	KUNIT_CASE_PARAM(opt_hit_from_interrupt_runs, kpo_irq_inner_gen_params),
 	KUNIT_CASE(opt_one_insn_at_once),
 	KUNIT_CASE(opt_handler_moves_ip),
 	KUNIT_CASE(opt_post_handler_unoptimizes),

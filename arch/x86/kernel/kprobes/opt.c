@@ -81,6 +81,7 @@ static __always_inline int kpx_detour_handlers(struct optimized_kprobe *op,
 static notrace int kpx_detour_enter(struct optimized_kprobe *op,
 				    struct pt_regs *regs)
 {
+	unsigned int ctx = kprobe_hit_context();
 	int moved = 0;
 
 	/*
@@ -93,13 +94,13 @@ static notrace int kpx_detour_enter(struct optimized_kprobe *op,
 	kprobe_hit_begin();
 	if (kprobe_disabled(&op->kp)) {
 		/* nothing */
-	} else if (kprobe_running()) {
+	} else if (kprobe_running() && !kprobe_nest_begin(ctx)) {
 		kprobes_inc_nmissed_count(&op->kp);
 	} else {
-		__this_cpu_write(current_kprobe, &op->kp);
+		kprobe_running_set(&op->kp, ctx);
 		__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 		moved = kpx_detour_handlers(op, regs);
-		__this_cpu_write(current_kprobe, NULL);
+		kprobe_running_done();
 	}
 	kprobe_hit_end();
 	preempt_enable();
