@@ -72,6 +72,41 @@ static __always_inline int kpx_detour_handlers(struct optimized_kprobe *op,
 	return kp->pre_handler(kp, regs);
 }
 
+/* The hit's handlers, with this CPU taken for the probe meanwhile. */
+static __always_inline int kpx_detour_run(struct optimized_kprobe *op,
+					  struct pt_regs *regs)
+{
+	int moved;
+
+	kprobe_running_set(&op->kp, kprobe_hit_context());
+	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
+	moved = kpx_detour_handlers(op, regs);
+	/* A nested run's caller gives the interrupted hit back after this. */
+	reset_current_kprobe();
+	return moved;
+}
+
+/*
+ * A hit while a probe runs on this CPU: from a deeper context (an
+ * interrupt in the running handler) it runs as a hit of its own, else it
+ * is only counted.  Out of line, so that the first hit's path keeps no
+ * registers for it.
+ */
+static noinline notrace int kpx_detour_nested(struct optimized_kprobe *op,
+					      struct pt_regs *regs)
+{
+	int moved;
+
+	if (!kprobe_nest_begin(kprobe_hit_context())) {
+		kprobes_inc_nmissed_count(&op->kp);
+		return 0;
+	}
+	moved = kpx_detour_run(op, regs);
+	kprobe_nest_end();
+	return moved;
+}
+NOKPROBE_SYMBOL(kpx_detour_nested);
+
 /*
  * Called from a detour buffer on the probed context's stack, with regs
  * complete (the buffer wrote cs, ss, ip and orig_ax as the trap would).
@@ -81,7 +116,6 @@ static __always_inline int kpx_detour_handlers(struct optimized_kprobe *op,
 static notrace int kpx_detour_enter(struct optimized_kprobe *op,
 				    struct pt_regs *regs)
 {
-	unsigned int ctx = kprobe_hit_context();
 	int moved = 0;
 
 	/*
@@ -92,15 +126,11 @@ static notrace int kpx_detour_enter(struct optimized_kprobe *op,
 	 */
 	preempt_disable();
 	kprobe_hit_begin();
-	if (kprobe_disabled(&op->kp)) {
-		/* nothing */
-	} else if (kprobe_running() && !kprobe_nest_begin(ctx)) {
-		kprobes_inc_nmissed_count(&op->kp);
-	} else {
-		kprobe_running_set(&op->kp, ctx);
-		__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
-		moved = kpx_detour_handlers(op, regs);
-		kprobe_running_done();
+	if (!kprobe_disabled(&op->kp)) {
+		if (unlikely(kprobe_running()))
+			moved = kpx_detour_nested(op, regs);
+		else
+			moved = kpx_detour_run(op, regs);
 	}
 	kprobe_hit_end();
 	preempt_enable();
