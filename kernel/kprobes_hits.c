@@ -181,7 +181,6 @@ void kprobe_busy_end(void)
 EXPORT_SYMBOL_IF_KUNIT(kprobe_busy_end);
 
 DEFINE_PER_CPU(struct kprobe_nesting, kprobe_nesting);
-EXPORT_SYMBOL_IF_KUNIT(kprobe_nesting);
 
 /* 0 in a task, 1 serving a softirq, 2 in a hardirq, 3 in an NMI. */
 static nokprobe_inline unsigned int kprobe_context_level(unsigned int ctx)
@@ -252,12 +251,18 @@ void kprobe_nest_end(void)
 NOKPROBE_SYMBOL(kprobe_nest_end);
 
 #if IS_ENABLED(CONFIG_KUNIT)
-/* kprobe_running() for the KUnit modules: current_kprobe is not exported. */
+/* For the KUnit modules: the per-CPU variables are not exported. */
 struct kprobe *kprobe_running_kunit(void)
 {
 	return kprobe_running();
 }
 EXPORT_SYMBOL_IF_KUNIT(kprobe_running_kunit);
+
+unsigned int kprobe_nest_depth_kunit(int cpu)
+{
+	return per_cpu(kprobe_nesting.depth, cpu);
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_nest_depth_kunit);
 #endif
 
 /**

@@ -399,7 +399,7 @@ static void ftrace_hit_from_interrupt_runs(struct kunit *test)
 	kpt_unreg_kprobe(test, &kpt_nest.outer);
 	irq_work_sync(&kpt_nest.work);
 	for_each_possible_cpu(cpu)
-		KUNIT_EXPECT_EQ(test, per_cpu(kprobe_nesting.depth, cpu), 0U);
+		KUNIT_EXPECT_EQ(test, kprobe_nest_depth_kunit(cpu), 0U);
 }
 
 static void ftrace_only_entry_follows_table(struct kunit *test)
