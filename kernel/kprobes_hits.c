@@ -200,8 +200,8 @@ static nokprobe_inline unsigned int kprobe_context_level(unsigned int ctx)
  * be interrupted, and before this an interrupt's probes were lost there.
  * A hit from a deeper context than the running one's cannot be that
  * probe's own recursion, so it runs, as if no probe were running, and
- * the running probe's state waits in the deeper context's frame until
- * kprobe_running_done() ends the new hit.  Its handlers interrupt the
+ * the running probe's state waits in a frame on this CPU's stack of them
+ * until kprobe_running_done() ends the new hit.  Its handlers interrupt the
  * running ones as any interrupt handler would: a lock they share must be
  * taken with interrupts off (kprobes.rst says so).  A hit in the same
  * context, or while kprobes' own code holds the CPU (kprobe_busy_begin()),

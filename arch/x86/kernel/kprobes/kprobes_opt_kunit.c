@@ -645,10 +645,6 @@ static void opt_regs_like_trap(struct kunit *test)
 }
 
 /*
- * A jump over one whole instruction needs no grace period: it is in place
- * when register_kprobe() returns. Two instructions wait for the optimizer.
- */
-/*
  * An interrupt taken in an optimized probe's handler (which runs with the
  * probed context's interrupts on) hits a probe on its own path: that hit
  * runs its handlers, whether it is optimized too or a breakpoint that
@@ -750,6 +746,10 @@ static void kpo_irq_inner_desc(const bool *post, char *desc)
 
 KUNIT_ARRAY_PARAM(kpo_irq_inner, kpo_irq_inner_posts, kpo_irq_inner_desc);
 
+/*
+ * A jump over one whole instruction needs no grace period: it is in place
+ * when register_kprobe() returns. Two instructions wait for the optimizer.
+ */
 static void opt_one_insn_at_once(struct kunit *test)
 {
 	struct kpo_probe p, q;
