@@ -201,11 +201,18 @@ static nokprobe_inline unsigned int kprobe_context_level(unsigned int ctx)
  * A hit from a deeper context than the running one's cannot be that
  * probe's own recursion, so it runs, as if no probe were running, and
  * the running probe's state waits in a frame on this CPU's stack of them
- * until kprobe_running_done() ends the new hit.  Its handlers interrupt the
- * running ones as any interrupt handler would: a lock they share must be
- * taken with interrupts off (kprobes.rst says so).  A hit in the same
- * context, or while kprobes' own code holds the CPU (kprobe_busy_begin()),
- * is still a miss.
+ * until kprobe_running_done() or kprobe_nest_end() ends the new hit.  Its
+ * handlers interrupt the running ones as any interrupt handler would: a
+ * lock they share must be taken with interrupts off (kprobes.rst says
+ * so).  A hit in the same context, or while kprobes' own code holds the
+ * CPU (kprobe_busy_begin()), is still a miss.
+ *
+ * current_kprobe keeps the running probe until the new hit's
+ * kprobe_running_set(), and kprobe_nest_end() puts it back in one store:
+ * it is never NULL while a frame is in use.  So a hit that finds it NULL
+ * (an NMI in between included) is a first one, and finds no frame in use
+ * when it ends: kprobe_running_done() may tell the two kinds apart by the
+ * depth alone.
  *
  * Return: true when the new hit may run its handlers.
  */
@@ -224,11 +231,29 @@ bool kprobe_nest_begin(unsigned int ctx)
 	f->kp = running;
 	f->owner_ctx = n->owner_ctx;
 	f->kcb = *get_kprobe_ctlblk();
+	/* An NMI that nests now must find the frame filled, not reuse it. */
+	barrier();
 	n->depth++;
-	reset_current_kprobe();
 	return true;
 }
 NOKPROBE_SYMBOL(kprobe_nest_begin);
+
+/**
+ * kprobe_nest_or_miss() - may @p, hit while a probe runs here, run?
+ * @p: the table entry hit, outside a trap (an ftrace site, a detour)
+ *
+ * Return: true when kprobe_nest_begin() lets the hit run its handlers,
+ * which it then ends with kprobe_nest_end(); false when the hit is only
+ * counted, as @p's miss.
+ */
+bool kprobe_nest_or_miss(struct kprobe *p)
+{
+	if (kprobe_nest_begin(kprobe_hit_context()))
+		return true;
+	kprobes_inc_nmissed_count(p);
+	return false;
+}
+NOKPROBE_SYMBOL(kprobe_nest_or_miss);
 
 /**
  * kprobe_nest_end() - a hit that kprobe_nest_begin() let run is over
@@ -246,6 +271,8 @@ void kprobe_nest_end(void)
 	*get_kprobe_ctlblk() = f->kcb;
 	n->owner_ctx = f->owner_ctx;
 	__this_cpu_write(current_kprobe, f->kp);
+	/* The frame is read: only now may an NMI that nests reuse it. */
+	barrier();
 	n->depth--;
 }
 NOKPROBE_SYMBOL(kprobe_nest_end);
@@ -263,6 +290,25 @@ unsigned int kprobe_nest_depth_kunit(int cpu)
 	return per_cpu(kprobe_nesting.depth, cpu);
 }
 EXPORT_SYMBOL_IF_KUNIT(kprobe_nest_depth_kunit);
+
+/* A hit's two ends, as the hit paths write them, for the frames' test. */
+void kprobe_running_set_kunit(struct kprobe *p)
+{
+	kprobe_running_set(p);
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_running_set_kunit);
+
+void kprobe_running_done_kunit(void)
+{
+	kprobe_running_done();
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_running_done_kunit);
+
+bool kprobe_nest_begin_kunit(void)
+{
+	return kprobe_nest_begin(kprobe_hit_context());
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_nest_begin_kunit);
 #endif
 
 /**

@@ -261,6 +261,9 @@ void kprobe_wait_for_hits(void);
 void kprobe_count_miss(struct kprobe *p, enum kprobe_miss_cause cause);
 struct kprobe *kprobe_running_kunit(void);
 unsigned int kprobe_nest_depth_kunit(int cpu);
+void kprobe_running_set_kunit(struct kprobe *p);
+void kprobe_running_done_kunit(void);
+bool kprobe_nest_begin_kunit(void);
 
 /*
  * The architecture's hits that may run with interrupts on all sit in hit
@@ -278,7 +281,9 @@ static inline bool arch_kprobe_hits_counted(void)
  * Does a probe hit from a deeper context than the running probe's run its
  * handlers (kprobe_nest_begin())?  Every hit path of the architecture's
  * must then take the CPU with kprobe_running_set() and give it back with
- * kprobe_running_done().  Elsewhere such a hit is counted as missed.
+ * kprobe_running_done() (or, where the path knows which kind of hit it
+ * runs, reset_current_kprobe() or kprobe_nest_end()).  Elsewhere such a
+ * hit is counted as missed.
  */
 static inline bool arch_kprobe_nests(void)
 {

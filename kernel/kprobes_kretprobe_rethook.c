@@ -135,7 +135,7 @@ static void kretprobe_rethook_return(struct rethook_node *node, void *data,
 	if (!rp->handler)
 		return;
 	kprobe_running_aside(&outer);
-	kprobe_running_set(&rp->kp, kprobe_hit_context());
+	kprobe_running_set(&rp->kp);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 	rp->handler(kretprobe_rethook_instance(node), regs);
 	kprobe_running_back(&outer);

@@ -256,7 +256,7 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	kprobe_hit_begin();
 	kprobe_running_aside(&outer);
 	/* Busy before the status is ours: a probe hit from an NMI only counts. */
-	kprobe_running_set(&kprobe_busy_marker, kprobe_hit_context());
+	kprobe_running_set(&kprobe_busy_marker);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 
 	/*

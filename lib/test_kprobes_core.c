@@ -818,6 +818,69 @@ static void missed_in_other_handler(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, inner->kp.nmissed, 1UL);
 }
 
+/* One hit of the frames' test, as a trap's hit path takes the CPU. */
+static bool nest_frames_hit(struct kprobe *p)
+{
+	if (kprobe_running_kunit() && !kprobe_nest_begin_kunit())
+		return false;
+	kprobe_running_set_kunit(p);
+	return true;
+}
+
+/*
+ * The nesting frames as the hit paths drive them, in contexts made up
+ * with preempt_count(): a task's hit; a hit from a hardirq that nests in
+ * it; and, between the hardirq hit's kprobe_nest_begin() and its
+ * kprobe_running_set(), a hit from an NMI.  The task's probe still runs
+ * there, so the NMI's hit nests as well, and each hit's end gives the CPU
+ * back to the hit it interrupted, the task's last.
+ */
+static void nest_frames_nmi_in_window(struct kunit *test)
+{
+	static struct kprobe task_kp, irq_kp, nmi_kp;
+	struct kprobe *in_window, *after_nmi, *after_irq;
+	unsigned int depth_after_nmi, depth_after_irq;
+	bool irq_ran, nmi_ran;
+	int cpu;
+
+	if (!arch_kprobe_nests())
+		kunit_skip(test, "the arch's backend misses hits from interrupts in handlers");
+	local_irq_disable();
+	cpu = smp_processor_id();
+	kprobe_running_set_kunit(&task_kp);
+
+	__preempt_count_add(HARDIRQ_OFFSET);
+	irq_ran = kprobe_running_kunit() && kprobe_nest_begin_kunit();
+	in_window = kprobe_running_kunit();
+
+	__preempt_count_add(NMI_OFFSET + HARDIRQ_OFFSET);
+	nmi_ran = nest_frames_hit(&nmi_kp);
+	if (nmi_ran)
+		kprobe_running_done_kunit();
+	__preempt_count_sub(NMI_OFFSET + HARDIRQ_OFFSET);
+	after_nmi = kprobe_running_kunit();
+	depth_after_nmi = kprobe_nest_depth_kunit(cpu);
+
+	kprobe_running_set_kunit(&irq_kp);
+	kprobe_running_done_kunit();
+	__preempt_count_sub(HARDIRQ_OFFSET);
+	after_irq = kprobe_running_kunit();
+	depth_after_irq = kprobe_nest_depth_kunit(cpu);
+
+	kprobe_running_done_kunit();
+	local_irq_enable();
+
+	KUNIT_EXPECT_TRUE(test, irq_ran);
+	KUNIT_EXPECT_PTR_EQ(test, in_window, &task_kp);
+	KUNIT_EXPECT_TRUE(test, nmi_ran);
+	KUNIT_EXPECT_PTR_EQ(test, after_nmi, &task_kp);
+	KUNIT_EXPECT_EQ(test, depth_after_nmi, 1U);
+	KUNIT_EXPECT_PTR_EQ(test, after_irq, &task_kp);
+	KUNIT_EXPECT_EQ(test, depth_after_irq, 0U);
+	KUNIT_EXPECT_NULL(test, kprobe_running_kunit());
+	KUNIT_EXPECT_EQ(test, kprobe_nest_depth_kunit(cpu), 0U);
+}
+
 /*
  * Hit while kprobes' own code holds the CPU (kprobe_busy_begin()), at
  * each place a probe can sit: missed, and counted as busy.  A probe that
@@ -1497,6 +1560,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(post_handler_leaves_armed_aggregate),
 	KUNIT_CASE_PARAM(missed_in_own_handlers, place_gen_params),
 	KUNIT_CASE(missed_in_other_handler),
+	KUNIT_CASE(nest_frames_nmi_in_window),
 	KUNIT_CASE_PARAM(missed_while_busy, place_gen_params),
 	KUNIT_CASE(registered_disabled),
 	KUNIT_CASE_PARAM(disable_enable_sequence, toggle_gen_params),

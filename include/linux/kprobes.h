@@ -302,18 +302,17 @@ static __always_inline unsigned int kprobe_hit_context(void)
 
 /**
  * kprobe_running_set() - a hit takes this CPU for @p
- * @p: the probe whose handlers are about to run
- * @ctx: the context @p's handlers run in: kprobe_hit_context() there
+ * @p: the probe whose handlers are about to run, in the current context
  */
-static __always_inline void kprobe_running_set(struct kprobe *p,
-					       unsigned int ctx)
+static __always_inline void kprobe_running_set(struct kprobe *p)
 {
-	__this_cpu_write(kprobe_nesting.owner_ctx, ctx);
+	__this_cpu_write(kprobe_nesting.owner_ctx, kprobe_hit_context());
 	__this_cpu_write(current_kprobe, p);
 }
 
 bool kprobe_nest_begin(unsigned int ctx);
 void kprobe_nest_end(void);
+bool kprobe_nest_or_miss(struct kprobe *p);
 
 /**
  * kprobe_running_done() - the hit begun with kprobe_running_set() is over
@@ -631,11 +630,13 @@ extern bool kprobe_ftrace_disabled __read_mostly;
  * table lookup otherwise goes through kprobe_ftrace_lookup().
  *
  * Return: the armed probe at @ip, or NULL when there is none, when ftrace
- * has been killed, when the lookup is nested too deep, and when a probe
- * handler of the same context is running on this CPU (the hit is then
- * counted in the probe's nmissed).  A probe returned is the caller's to
- * run with kprobe_running_set() and kprobe_running_done(): it may have
- * interrupted another's handling (kprobe_nest_begin()).
+ * has been killed, and when the lookup is nested too deep.  When no probe
+ * runs on this CPU (kprobe_running() is NULL), the caller runs the probe
+ * returned as a first hit: kprobe_running_set(), its handlers, then
+ * reset_current_kprobe().  Otherwise the hit interrupted another probe's
+ * handling, and kprobe_nest_or_miss() says whether it runs (ending with
+ * kprobe_nest_end()) or is only counted.  The test is the caller's, so
+ * that the first hit's path carries nothing for the nested one.
  */
 static nokprobe_inline struct kprobe *
 kprobe_ftrace_hit_probe(unsigned long ip, unsigned long parent_ip,
@@ -647,11 +648,6 @@ kprobe_ftrace_hit_probe(unsigned long ip, unsigned long parent_ip,
 		p = kprobe_ftrace_lookup(ip, parent_ip);
 	if (!p || kprobe_disabled(p) || unlikely(kprobe_ftrace_disabled))
 		return NULL;
-	if (unlikely(kprobe_running()) &&
-	    !kprobe_nest_begin(kprobe_hit_context())) {
-		kprobes_inc_nmissed_count(p);
-		return NULL;
-	}
 	return p;
 }
 void kprobe_ftrace_kill(void);

@@ -323,7 +323,6 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	kprobe_opcode_t *addr = (kprobe_opcode_t *)instruction_pointer(regs);
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *p = get_kprobe(addr);
-	unsigned int ctx;
 
 	/* kernel/kprobes_hits.c counts on it. */
 	lockdep_assert_irqs_disabled();
@@ -339,11 +338,10 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	 * the one the BRK interrupted.  A hit from a deeper context than the
 	 * running probe's (an NMI) runs as a hit of its own.
 	 */
-	ctx = kprobe_hit_context();
-	if (kprobe_running() && !kprobe_nest_begin(ctx))
+	if (kprobe_running() && !kprobe_nest_begin(kprobe_hit_context()))
 		return kpa_reenter(p, kcb, regs) ? DBG_HOOK_HANDLED : DBG_HOOK_ERROR;
 
-	kprobe_running_set(p, ctx);
+	kprobe_running_set(p);
 	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
 	if (p->pre_handler && p->pre_handler(p, regs)) {
 		/* The handler moved the pc: the instruction is skipped. */

@@ -51,34 +51,51 @@ NOKPROBE_SYMBOL(arch_kprobe_ftrace_addr);
  * Run @p's handlers as a BRK on the function's first instruction would:
  * the pre_handler sees the pc at the probe; the site's instruction (the
  * BL, or a NOP to the function) is the one "stepped", after which the
- * function goes on.
+ * function goes on.  @nested is a constant: whether kprobe_nest_or_miss()
+ * let the hit run.
  */
 static nokprobe_inline void kpf_site_hit(struct kprobe *p, unsigned long site,
-					 struct pt_regs *regs)
+					 struct pt_regs *regs, bool nested)
 {
 	kprobe_post_handler_t post;
 
-	kprobe_running_set(p, kprobe_hit_context());
+	kprobe_running_set(p);
 	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 
 	instruction_pointer_set(regs, (unsigned long)p->addr);
-	if (p->pre_handler && p->pre_handler(p, regs)) {
-		/* the trampoline resumes at the pc the handler chose */
-		kprobe_running_done();
-		return;
-	}
-
-	instruction_pointer_set(regs, site + AARCH64_INSN_SIZE);
-	/* Once: the core may change an aggregate's while we are in its hit. */
-	post = READ_ONCE(p->post_handler);
-	if (unlikely(post)) {
-		__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_SSDONE);
-		post(p, regs, 0);
-		/* a post_handler does not move the pc (as after a step) */
+	if (!p->pre_handler || !p->pre_handler(p, regs)) {
 		instruction_pointer_set(regs, site + AARCH64_INSN_SIZE);
+		/* Once: the core may change an aggregate's while in its hit. */
+		post = READ_ONCE(p->post_handler);
+		if (unlikely(post)) {
+			__this_cpu_write(kprobe_ctlblk.kprobe_status,
+					 KPROBE_HIT_SSDONE);
+			post(p, regs, 0);
+			/* as after a step: a post_handler keeps the pc */
+			instruction_pointer_set(regs, site + AARCH64_INSN_SIZE);
+		}
 	}
-	kprobe_running_done();
+	/* Else the trampoline resumes at the pc the pre_handler chose. */
+	if (nested)
+		kprobe_nest_end();
+	else
+		reset_current_kprobe();
 }
+
+/*
+ * A hit while a probe runs on this CPU.  Out of line, so that the first
+ * hit's path keeps no registers for it.
+ */
+static noinline void notrace kpf_site_nested(struct kprobe *p,
+					     unsigned long site,
+					     struct pt_regs *regs)
+{
+	if (kprobe_nest_or_miss(p))
+		kpf_site_hit(p, site, regs, true);
+	else	/* as if no probe were there */
+		instruction_pointer_set(regs, site + AARCH64_INSN_SIZE);
+}
+NOKPROBE_SYMBOL(kpf_site_nested);
 
 /**
  * arm64_kprobe_ftrace_hit() - a probed ftrace site called its trampoline
@@ -106,8 +123,10 @@ void notrace arm64_kprobe_ftrace_hit(struct pt_regs *regs)
 		addr = arm64_ftrace_site_func(site);
 	/* x9 holds the caller's return address (the site's MOV X9, X30) */
 	p = kprobe_ftrace_hit_probe(addr, regs->regs[9], hint);
-	if (p)
-		kpf_site_hit(p, site, regs);
+	if (p && likely(!kprobe_running()))
+		kpf_site_hit(p, site, regs, false);
+	else if (p)
+		kpf_site_nested(p, site, regs);
 	else	/* the site is a NOP to the function */
 		instruction_pointer_set(regs, site + AARCH64_INSN_SIZE);
 	kprobe_hit_end();

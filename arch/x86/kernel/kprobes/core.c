@@ -446,7 +446,7 @@ static void kpx_hit(struct kprobe *p, struct pt_regs *regs)
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 
 	/* Its handlers run in the trap's context, NMI-like. */
-	kprobe_running_set(p, kprobe_hit_context());
+	kprobe_running_set(p);
 
 	/* disabled, but the int3 has not been removed yet */
 	if (kprobe_disabled(p)) {

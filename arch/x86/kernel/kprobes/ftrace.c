@@ -12,35 +12,52 @@
 
 #include "common.h"
 
-/* Run @p's handlers for a call from the ftrace site @ip as an int3 would. */
+/*
+ * Run @p's handlers for a call from the ftrace site @ip as an int3 would.
+ * @nested is a constant: whether kprobe_nest_or_miss() let the hit run.
+ */
 static nokprobe_inline void kpx_ftrace_hit(struct kprobe *p, unsigned long ip,
-					   struct pt_regs *regs)
+					   struct pt_regs *regs, bool nested)
 {
 	unsigned long resume_ip = regs->ip;
 	kprobe_post_handler_t post;
 
-	kprobe_running_set(p, kprobe_hit_context());
+	kprobe_running_set(p);
 	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 
 	/* what a pre_handler sees after an int3 at @ip */
 	regs->ip = ip + INT3_INSN_SIZE;
-	if (p->pre_handler && p->pre_handler(p, regs)) {
-		/* ftrace resumes at the regs->ip the handler chose */
-		kprobe_running_done();
-		return;
+	if (!p->pre_handler || !p->pre_handler(p, regs)) {
+		/* Once: the core may clear an aggregate's while in its hit. */
+		post = READ_ONCE(p->post_handler);
+		if (unlikely(post)) {
+			/* as if the nop had been stepped */
+			regs->ip = ip + MCOUNT_INSN_SIZE;
+			__this_cpu_write(kprobe_ctlblk.kprobe_status,
+					 KPROBE_HIT_SSDONE);
+			post(p, regs, 0);
+		}
+		regs->ip = resume_ip;
 	}
-
-	/* Once: the core may clear an aggregate's while we are in its hit. */
-	post = READ_ONCE(p->post_handler);
-	if (unlikely(post)) {
-		/* as if the nop had been stepped */
-		regs->ip = ip + MCOUNT_INSN_SIZE;
-		__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_SSDONE);
-		post(p, regs, 0);
-	}
-	regs->ip = resume_ip;
-	kprobe_running_done();
+	/* Else ftrace resumes at the regs->ip the pre_handler chose. */
+	if (nested)
+		kprobe_nest_end();
+	else
+		reset_current_kprobe();
 }
+
+/*
+ * A hit while a probe runs on this CPU.  Out of line, so that the first
+ * hit's path keeps no registers for it.
+ */
+static noinline notrace void kpx_ftrace_nested(struct kprobe *p,
+					       unsigned long ip,
+					       struct pt_regs *regs)
+{
+	if (kprobe_nest_or_miss(p))
+		kpx_ftrace_hit(p, ip, regs, true);
+}
+NOKPROBE_SYMBOL(kpx_ftrace_nested);
 
 /*
  * The func of the core's ftrace_ops for probes on ftrace sites.  ftrace
@@ -65,8 +82,10 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	 * ops->private (kernel/kprobes_ftrace.c), which spares the lookup.
 	 */
 	p = kprobe_ftrace_hit_probe(ip, parent_ip, READ_ONCE(ops->private));
-	if (p)
-		kpx_ftrace_hit(p, ip, regs);
+	if (p && likely(!kprobe_running()))
+		kpx_ftrace_hit(p, ip, regs, false);
+	else if (p)
+		kpx_ftrace_nested(p, ip, regs);
 	kprobe_hit_end();
 	preempt_enable_notrace();
 }

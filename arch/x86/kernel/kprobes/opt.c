@@ -72,17 +72,22 @@ static __always_inline int kpx_detour_handlers(struct optimized_kprobe *op,
 	return kp->pre_handler(kp, regs);
 }
 
-/* The hit's handlers, with this CPU taken for the probe meanwhile. */
+/*
+ * The hit's handlers, with this CPU taken for the probe meanwhile.
+ * @nested is a constant: whether kprobe_nest_or_miss() let the hit run.
+ */
 static __always_inline int kpx_detour_run(struct optimized_kprobe *op,
-					  struct pt_regs *regs)
+					  struct pt_regs *regs, bool nested)
 {
 	int moved;
 
-	kprobe_running_set(&op->kp, kprobe_hit_context());
+	kprobe_running_set(&op->kp);
 	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 	moved = kpx_detour_handlers(op, regs);
-	/* A nested run's caller gives the interrupted hit back after this. */
-	reset_current_kprobe();
+	if (nested)
+		kprobe_nest_end();
+	else
+		reset_current_kprobe();
 	return moved;
 }
 
@@ -95,15 +100,9 @@ static __always_inline int kpx_detour_run(struct optimized_kprobe *op,
 static noinline notrace int kpx_detour_nested(struct optimized_kprobe *op,
 					      struct pt_regs *regs)
 {
-	int moved;
-
-	if (!kprobe_nest_begin(kprobe_hit_context())) {
-		kprobes_inc_nmissed_count(&op->kp);
+	if (!kprobe_nest_or_miss(&op->kp))
 		return 0;
-	}
-	moved = kpx_detour_run(op, regs);
-	kprobe_nest_end();
-	return moved;
+	return kpx_detour_run(op, regs, true);
 }
 NOKPROBE_SYMBOL(kpx_detour_nested);
 
@@ -130,7 +129,7 @@ static notrace int kpx_detour_enter(struct optimized_kprobe *op,
 		if (unlikely(kprobe_running()))
 			moved = kpx_detour_nested(op, regs);
 		else
-			moved = kpx_detour_run(op, regs);
+			moved = kpx_detour_run(op, regs, false);
 	}
 	kprobe_hit_end();
 	preempt_enable();
