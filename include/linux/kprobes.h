@@ -660,14 +660,6 @@ static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)
 static inline void kprobe_ftrace_kill(void) { }
 #endif /* CONFIG_KPROBES_ON_FTRACE */
 
-#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
-void kprobe_ftrace_calls_may_stop(void);
-void kprobe_ftrace_calls_settled(bool enabled);
-#else
-static inline void kprobe_ftrace_calls_may_stop(void) { }
-static inline void kprobe_ftrace_calls_settled(bool enabled) { }
-#endif
-
 struct kprobe *get_kprobe(void *addr);
 
 kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset);
@@ -799,6 +791,15 @@ static inline bool is_kprobe_insn_slot(unsigned long addr)
 	return false;
 }
 #endif /* CONFIG_KPROBES */
+
+/* For ftrace's sysctl, which is there with kprobes or without. */
+#ifdef CONFIG_KPROBES_ON_FTRACE_DIRECT
+void kprobe_ftrace_calls_may_stop(void);
+void kprobe_ftrace_calls_settled(bool enabled);
+#else
+static inline void kprobe_ftrace_calls_may_stop(void) { }
+static inline void kprobe_ftrace_calls_settled(bool enabled) { }
+#endif
 
 static inline int disable_kretprobe(struct kretprobe *rp)
 {
