@@ -742,6 +742,53 @@ static void optimized_insn_runs_once(struct kunit *test)
 #endif
 }
 
+#ifdef CONFIG_OPTPROBES
+static int opt_moving_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	to_test_probe(kp)->pre_hits++;
+	return 1;
+}
+#endif
+
+/*
+ * opt_pre_handler(), which the detours of arm and powerpc call: a detour
+ * goes on with the next instruction whatever a handler returns, so each
+ * pre_handler of an aggregate runs, after one that returned non-zero too,
+ * and a disabled one does not.  Called here with registers made up.
+ */
+static void opt_pre_handler_runs_every_handler(struct kunit *test)
+{
+#ifdef CONFIG_OPTPROBES
+	struct test_probe *moving, *after, *off;
+	struct pt_regs regs = {};
+	struct kprobe *entry;
+
+	kpt_require_mark(test);
+	moving = kpt_probe_at(test, 'A', NULL, kpt_mark_addr());
+	moving->kp.pre_handler = opt_moving_pre;
+	after = kpt_probe_at(test, 'B', NULL, kpt_mark_addr());
+	off = kpt_probe_at(test, 'C', NULL, kpt_mark_addr());
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &moving->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &after->kp), 0);
+	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &off->kp), 0);
+	KUNIT_ASSERT_EQ(test, disable_kprobe(&off->kp), 0);
+	scoped_guard(preempt) {
+		entry = get_kprobe(kpt_mark_addr());
+		if (entry) {
+			kprobe_running_set_kunit(entry);
+			opt_pre_handler(entry, &regs);
+			kprobe_running_done_kunit();
+		}
+	}
+	KUNIT_ASSERT_NOT_NULL(test, entry);
+	KUNIT_EXPECT_EQ(test, moving->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, after->pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, off->pre_hits, 0);
+#else
+	kunit_skip(test, "no jump optimization in this kernel");
+#endif
+}
+
 /*
  * The last post_handler leaves an armed breakpoint aggregate.  Where each
  * hit loads the handler once, the entry drops it, so that the instruction
@@ -1557,6 +1604,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(pre_handler_redirect),
 	KUNIT_CASE(post_handler_after_insn),
 	KUNIT_CASE(optimized_insn_runs_once),
+	KUNIT_CASE(opt_pre_handler_runs_every_handler),
 	KUNIT_CASE(post_handler_leaves_armed_aggregate),
 	KUNIT_CASE_PARAM(missed_in_own_handlers, place_gen_params),
 	KUNIT_CASE(missed_in_other_handler),
