@@ -299,7 +299,8 @@ static inline bool arch_kprobe_nests(void)
 struct kprobe_aside {
 	struct kprobe *kp;
 	unsigned long status;
-	unsigned int ctx;
+	/* A long: no padding, which an init-stack kernel would zero. */
+	unsigned long ctx;
 };
 
 static __always_inline void kprobe_running_aside(struct kprobe_aside *a)
