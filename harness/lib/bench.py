@@ -16,6 +16,8 @@ LINE = re.compile(r'kpbench: kind=(?P<kind>\S+) (?P<rest>.*)$')
 # harness/modules/kpbench/kpbench.c: the timed loop's calls of the target.
 NR_CALLS = 100000
 ROWS = [
+    ('floor', 'per_hit', 'floor: a direct call that only counts (no kprobe)'),
+    ('floorregs', 'per_hit', 'floor with a pt_regs saved and restored (no kprobe)'),
     ('entry', 'per_hit', 'function entry (the ftrace site on x86)'),
     ('int3', 'per_hit', 'breakpoint in the body, pre_handler, optimization off'),
     ('int3post', 'per_hit', 'same, with a post_handler'),
@@ -53,6 +55,10 @@ ROWS = [
     ('pmu', 'register_us', '1000 kprobe PMU events, opened one by one, ms'),
     ('pmu', 'unregister_us', 'closed one by one, ms'),
 ]
+
+
+# The kinds whose probe sits on the target's entry, beside the floor.
+ENTRY_KINDS = ('entry', 'kretprobe', 'kr')
 
 
 def read(path):
@@ -174,6 +180,19 @@ def main(base_log, proj_log, header):
         if pair is not None and ret is not None and entry:
             print(f'{name}: (kr pair - kretprobe) / entry probe = '
                   f'{(pair - ret) / entry:.3f}')
+    # The rows on the target's entry as multiples of the floors: the least
+    # a call out of that ftrace site costs (an fentry program's, at best),
+    # and the least one that hands its handler a pt_regs costs.
+    for name, data in (('base', base), ('project', proj)):
+        for floor_kind in ('floor', 'floorregs'):
+            floor, _ = cell(data, floor_kind, 'per_hit')
+            ratios = []
+            for kind in ENTRY_KINDS:
+                v, _ = cell(data, kind, 'per_hit')
+                if floor and v is not None:
+                    ratios.append(f'{kind} {v / floor:.2f}')
+            if ratios:
+                print(f'{name}: entry rows / {floor_kind}: ' + ', '.join(ratios))
     return 1 if bad else 0
 
 

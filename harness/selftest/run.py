@@ -675,6 +675,9 @@ class BenchHits(unittest.TestCase):
         self.assertNotIn('failed', out)
         self.assertIn('breakpoint in the body, pre_handler, optimization off'
                       '      483.57     223.38   -53.8%  int3/int3', out)
+        # The entry rows as multiples of the floors, each side by its own.
+        self.assertIn('project: entry rows / floorregs: entry 2.79,', out)
+        self.assertIn('base: entry rows / floor: entry 79.61,', out)
 
     def test_wrong_hits_fail(self):
         rc, out = self.table(proj=fixture('bench-project-x86_64-bad-hits.console.log'))
@@ -706,7 +709,7 @@ class BenchHits(unittest.TestCase):
         with open(os.path.join(ROOT, 'harness', 'modules', 'kpbench', 'kpbench.c')) as f:
             src = f.read()
         self.assertIn(f'#define NR_CALLS\t{bench.NR_CALLS}\n', src)
-        self.assertEqual(src.count('_hits / NR_REPEAT'), 5)
+        self.assertEqual(src.count('_hits / NR_REPEAT'), 6)
         # kpevents counts a probe over as many calls of getppid.
         with open(os.path.join(ROOT, 'harness', 'guest-progs', 'kpevents.c')) as f:
             self.assertIn(f'#define NR_CALLS {bench.NR_CALLS}\n', f.read())

@@ -19,6 +19,10 @@ measure() {	# kind optimization(0|1)
 	fi
 }
 
+# What an ftrace direct call to a trampoline that only counts costs, and
+# one that saves and restores a pt_regs around a C call.
+measure floor 1
+measure floorregs 1
 measure entry 1
 measure int3 0
 measure int3post 0

@@ -12,6 +12,7 @@
  * kernel and the project.
  */
 #include <linux/delay.h>
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/math64.h>
 #include <linux/ktime.h>
@@ -37,7 +38,7 @@
 
 static char *kind = "int3";
 module_param(kind, charp, 0444);
-MODULE_PARM_DESC(kind, "entry, int3, int3post, branch, load, opt, optpost, kretprobe, kr, optret, crowd, crowd1k, spread, spread16k, entries, lone or loneret");
+MODULE_PARM_DESC(kind, "floor, floorregs, entry, int3, int3post, branch, load, opt, optpost, kretprobe, kr, optret, crowd, crowd1k, spread, spread16k, entries, lone or loneret");
 
 static unsigned long pre_hits, post_hits, ret_hits;
 static int kpbench_sink;
@@ -375,6 +376,191 @@ static int bench_kprobe_and_kretprobe(void)
 	return 0;
 }
 
+/*
+ * The floors under the entry rows: ftrace direct calls from the target's
+ * ftrace site (the way a BPF trampoline is called), no kprobe involved.
+ * "floor" goes to a trampoline that counts the call and goes back, the
+ * least any call out of the site costs; it touches only what a function's
+ * entry may clobber.  "floorregs" goes to one that saves a whole pt_regs,
+ * calls a C function with it, and restores every register from it: the
+ * least a probe whose handlers get a pt_regs can cost there.
+ */
+#if defined(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) && \
+	(defined(CONFIG_X86_64) || defined(CONFIG_ARM64))
+#ifdef CONFIG_X86_64
+#include <asm/ibt.h>
+#include <asm/linkage.h>
+#include <asm/nospec-branch.h>
+#include <asm/segment.h>
+#endif
+
+unsigned long kpbench_floor_hits;
+void kpbench_floor_tramp(void);
+void kpbench_floor_regs_tramp(void);
+void kpbench_floor_regs_hit(struct pt_regs *regs);
+
+void kpbench_floor_regs_hit(struct pt_regs *regs)
+{
+	kpbench_floor_hits++;
+}
+
+#ifdef CONFIG_X86_64
+/* Called from the site: only the flags change, which no caller keeps. */
+asm(".pushsection .text, \"ax\", @progbits\n"
+    ".type kpbench_floor_tramp, @function\n"
+    ".globl kpbench_floor_tramp\n"
+    "kpbench_floor_tramp:\n\t"
+    ASM_ENDBR
+    CALL_DEPTH_ACCOUNT
+    "incq kpbench_floor_hits(%rip)\n\t"
+    ASM_RET
+    ".size kpbench_floor_tramp, .-kpbench_floor_tramp\n"
+    ".popsection\n");
+
+/*
+ * pt_regs from its last field down (ss first): the segments, the flags
+ * and the return address as a trap at the site would give them, then the
+ * general registers.  168 bytes keep the call's stack 16-byte aligned.
+ */
+asm(".pushsection .text, \"ax\", @progbits\n"
+    ".type kpbench_floor_regs_tramp, @function\n"
+    ".globl kpbench_floor_regs_tramp\n"
+    "kpbench_floor_regs_tramp:\n\t"
+    ASM_ENDBR
+    CALL_DEPTH_ACCOUNT
+    "pushq $" __stringify(__KERNEL_DS) "\n\t"
+    "pushq %rsp\n\t"
+    "pushfq\n\t"
+    "pushq $" __stringify(__KERNEL_CS) "\n\t"
+    "pushq 32(%rsp)\n\t"
+    "pushq $-1\n\t"
+    "pushq %rdi\n\tpushq %rsi\n\tpushq %rdx\n\tpushq %rcx\n\t"
+    "pushq %rax\n\tpushq %r8\n\tpushq %r9\n\tpushq %r10\n\t"
+    "pushq %r11\n\tpushq %rbx\n\tpushq %rbp\n\tpushq %r12\n\t"
+    "pushq %r13\n\tpushq %r14\n\tpushq %r15\n\t"
+    "movq %rsp, %rdi\n\t"
+    "call kpbench_floor_regs_hit\n\t"
+    "popq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\t"
+    "popq %rbp\n\tpopq %rbx\n\tpopq %r11\n\tpopq %r10\n\t"
+    "popq %r9\n\tpopq %r8\n\tpopq %rax\n\tpopq %rcx\n\t"
+    "popq %rdx\n\tpopq %rsi\n\tpopq %rdi\n\t"
+    "addq $48, %rsp\n\t"
+    ASM_RET
+    ".size kpbench_floor_regs_tramp, .-kpbench_floor_regs_tramp\n"
+    ".popsection\n");
+#else
+/*
+ * The site left the function's return address in x9 and its own in x30
+ * (as ftrace_caller does on its way to a direct trampoline); x10 and x11
+ * are scratch registers no argument lives in.  BTI C: ftrace_caller may
+ * come with a BR.
+ */
+asm(".pushsection .text, \"ax\", %progbits\n"
+    ".type kpbench_floor_tramp, %function\n"
+    ".globl kpbench_floor_tramp\n"
+    "kpbench_floor_tramp:\n\t"
+    "hint 34\n\t"
+    "adrp x10, kpbench_floor_hits\n\t"
+    "ldr x11, [x10, :lo12:kpbench_floor_hits]\n\t"
+    "add x11, x11, #1\n\t"
+    "str x11, [x10, :lo12:kpbench_floor_hits]\n\t"
+    "mov x10, x30\n\t"
+    "mov x30, x9\n\t"
+    "ret x10\n"
+    ".size kpbench_floor_tramp, .-kpbench_floor_tramp\n"
+    ".popsection\n");
+
+/*
+ * x0 to x29 in regs[], the function's own return address (x9) as x30,
+ * then sp, pc (the instruction after the site) and the flags, at the
+ * offsets kpbench_floor_check() pins; the frame is rounded up to 512.
+ */
+#define KPB_REGS_FRAME	512
+asm(".pushsection .text, \"ax\", %progbits\n"
+    ".type kpbench_floor_regs_tramp, %function\n"
+    ".globl kpbench_floor_regs_tramp\n"
+    "kpbench_floor_regs_tramp:\n\t"
+    "hint 34\n\t"
+    "sub sp, sp, #" __stringify(KPB_REGS_FRAME) "\n\t"
+    "stp x0, x1, [sp, #0]\n\tstp x2, x3, [sp, #16]\n\t"
+    "stp x4, x5, [sp, #32]\n\tstp x6, x7, [sp, #48]\n\t"
+    "stp x8, x9, [sp, #64]\n\tstp x10, x11, [sp, #80]\n\t"
+    "stp x12, x13, [sp, #96]\n\tstp x14, x15, [sp, #112]\n\t"
+    "stp x16, x17, [sp, #128]\n\tstp x18, x19, [sp, #144]\n\t"
+    "stp x20, x21, [sp, #160]\n\tstp x22, x23, [sp, #176]\n\t"
+    "stp x24, x25, [sp, #192]\n\tstp x26, x27, [sp, #208]\n\t"
+    "stp x28, x29, [sp, #224]\n\t"
+    "add x10, sp, #" __stringify(KPB_REGS_FRAME) "\n\t"
+    "stp x9, x10, [sp, #240]\n\t"
+    "mrs x11, nzcv\n\t"
+    "stp x30, x11, [sp, #256]\n\t"
+    "mov x0, sp\n\t"
+    "bl kpbench_floor_regs_hit\n\t"
+    "ldp x0, x1, [sp, #0]\n\tldp x2, x3, [sp, #16]\n\t"
+    "ldp x4, x5, [sp, #32]\n\tldp x6, x7, [sp, #48]\n\t"
+    "ldp x8, x9, [sp, #64]\n\tldp x10, x11, [sp, #80]\n\t"
+    "ldp x12, x13, [sp, #96]\n\tldp x14, x15, [sp, #112]\n\t"
+    "ldp x16, x17, [sp, #128]\n\tldp x18, x19, [sp, #144]\n\t"
+    "ldp x20, x21, [sp, #160]\n\tldp x22, x23, [sp, #176]\n\t"
+    "ldp x24, x25, [sp, #192]\n\tldp x26, x27, [sp, #208]\n\t"
+    "ldp x28, x29, [sp, #224]\n\t"
+    "ldr x30, [sp, #240]\n\t"
+    "ldr x10, [sp, #256]\n\t"
+    "add sp, sp, #" __stringify(KPB_REGS_FRAME) "\n\t"
+    "ret x10\n"
+    ".size kpbench_floor_regs_tramp, .-kpbench_floor_regs_tramp\n"
+    ".popsection\n");
+
+/* The offsets the trampoline writes at are pt_regs'. */
+static void __maybe_unused kpbench_floor_check(void)
+{
+	BUILD_BUG_ON(offsetof(struct pt_regs, regs[30]) != 240);
+	BUILD_BUG_ON(offsetof(struct pt_regs, sp) != 248);
+	BUILD_BUG_ON(offsetof(struct pt_regs, pc) != 256);
+	BUILD_BUG_ON(offsetof(struct pt_regs, pstate) != 264);
+	BUILD_BUG_ON(sizeof(struct pt_regs) > KPB_REGS_FRAME);
+}
+#endif
+
+static struct ftrace_ops kpbench_floor_ops;
+
+/* The target's calls timed with a direct call from its site to @tramp. */
+static int bench_floor(void (*tramp_fn)(void))
+{
+	unsigned long tramp = (unsigned long)tramp_fn;
+	u64 bare, probed;
+	int err;
+
+	bare = time_calls();
+	err = ftrace_set_filter_ip(&kpbench_floor_ops,
+				   (unsigned long)kpbench_target, 0, 0);
+	if (!err)
+		err = register_ftrace_direct(&kpbench_floor_ops, tramp);
+	if (err) {
+		pr_err("kpbench: kind=%s failed: a direct call on kpbench_target: %d\n",
+		       kind, err);
+		ftrace_free_filter(&kpbench_floor_ops);
+		return err;
+	}
+	kpbench_floor_hits = 0;
+	probed = time_calls();
+	report("direct", bare, probed, kpbench_floor_hits / NR_REPEAT, "");
+	unregister_ftrace_direct(&kpbench_floor_ops, tramp, true);
+	return 0;
+}
+#define KPBENCH_FLOOR		kpbench_floor_tramp
+#define KPBENCH_FLOOR_REGS	kpbench_floor_regs_tramp
+#else
+static int bench_floor(void (*tramp_fn)(void))
+{
+	pr_err("kpbench: kind=%s failed: no ftrace direct calls in this kernel\n",
+	       kind);
+	return -EOPNOTSUPP;
+}
+#define KPBENCH_FLOOR		NULL
+#define KPBENCH_FLOOR_REGS	NULL
+#endif
+
 enum batch_shape { BATCH_CROWD, BATCH_SPREAD, BATCH_ENTRIES };
 
 /*
@@ -565,6 +751,10 @@ static int __init kpbench_init(void)
 		pr_err("kpbench: no probeable instruction inside kpbench_target\n");
 		return off;
 	}
+	if (!strcmp(kind, "floor"))
+		return bench_floor(KPBENCH_FLOOR);
+	if (!strcmp(kind, "floorregs"))
+		return bench_floor(KPBENCH_FLOOR_REGS);
 	if (!strcmp(kind, "entry"))
 		return bench_kprobe(0, false, false);
 	if (!strcmp(kind, "int3"))
