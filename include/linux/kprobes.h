@@ -315,17 +315,30 @@ void kprobe_nest_end(void);
 bool kprobe_nest_or_miss(struct kprobe *p);
 
 /**
- * kprobe_running_done() - the hit begun with kprobe_running_set() is over
+ * kprobe_running_end() - the hit begun with kprobe_running_set() is over
+ * @nested: whether kprobe_nest_begin() let the hit run inside another's
+ *	handling; a constant on the paths that know it
  *
- * A hit that interrupted another's handling gives that one its state
- * back; otherwise no probe runs on this CPU any more.
+ * A nested hit gives the hit it interrupted its state back; otherwise no
+ * probe runs on this CPU any more.
  */
-static __always_inline void kprobe_running_done(void)
+static __always_inline void kprobe_running_end(bool nested)
 {
-	if (unlikely(__this_cpu_read(kprobe_nesting.depth)))
+	if (unlikely(nested))
 		kprobe_nest_end();
 	else
 		reset_current_kprobe();
+}
+
+/**
+ * kprobe_running_done() - the same, for a hit that may be either kind
+ *
+ * current_kprobe is never NULL while a frame is in use, so a first hit
+ * finds none when it ends, and a nested one finds its own.
+ */
+static __always_inline void kprobe_running_done(void)
+{
+	kprobe_running_end(__this_cpu_read(kprobe_nesting.depth));
 }
 
 void kprobe_busy_begin(void);

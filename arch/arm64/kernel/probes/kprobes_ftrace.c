@@ -76,10 +76,7 @@ static nokprobe_inline void kpf_site_hit(struct kprobe *p, unsigned long site,
 		}
 	}
 	/* Else the trampoline resumes at the pc the pre_handler chose. */
-	if (nested)
-		kprobe_nest_end();
-	else
-		reset_current_kprobe();
+	kprobe_running_end(nested);
 }
 
 /*

@@ -40,10 +40,7 @@ static nokprobe_inline void kpx_ftrace_hit(struct kprobe *p, unsigned long ip,
 		regs->ip = resume_ip;
 	}
 	/* Else ftrace resumes at the regs->ip the pre_handler chose. */
-	if (nested)
-		kprobe_nest_end();
-	else
-		reset_current_kprobe();
+	kprobe_running_end(nested);
 }
 
 /*

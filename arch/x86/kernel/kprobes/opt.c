@@ -84,10 +84,7 @@ static __always_inline int kpx_detour_run(struct optimized_kprobe *op,
 	kprobe_running_set(&op->kp);
 	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
 	moved = kpx_detour_handlers(op, regs);
-	if (nested)
-		kprobe_nest_end();
-	else
-		reset_current_kprobe();
+	kprobe_running_end(nested);
 	return moved;
 }
 
