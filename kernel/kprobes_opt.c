@@ -86,16 +86,12 @@ bool kprobe_opt_unprepared(struct kprobe_aggr *aggr)
  * has set current_kprobe and disabled preemption.  Such a detour goes on
  * with the next instruction whatever a handler returns, so every enabled
  * pre_handler of the entry runs, even after one that returned non-zero.
+ * Only an aggregate has a detour (kprobe_opt_of()).
  */
 void opt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kprobe *kp;
 
-	if (!kprobe_is_aggr(p)) {
-		if (p->pre_handler)
-			p->pre_handler(p, regs);
-		return;
-	}
 	list_for_each_entry_rcu(kp, &p->list, list, kprobe_rcu_reader())
 		if (kp->pre_handler && !kprobe_disabled(kp))
 			kp->pre_handler(kp, regs);
