@@ -551,14 +551,16 @@ void __unregister_kprobe_bottom(struct kprobe *entry)
 {
 	if (IS_ERR_OR_NULL(entry))
 		return;
-	if (!kprobe_gone(entry)) {
-		kprobe_opt_release(entry);
-		arch_remove_kprobe(entry);
-	}
-	if (kprobe_is_aggr(entry))
+	if (kprobe_is_aggr(entry)) {
+		if (!kprobe_gone(entry))
+			kprobe_opt_release(entry);
+		/* Its slot goes with it: a detour may step from that slot. */
 		kprobe_opt_free_aggr(container_of(entry, struct kprobe_aggr, kp));
-	else
-		INIT_HLIST_NODE(&entry->hlist);
+		return;
+	}
+	if (!kprobe_gone(entry))
+		arch_remove_kprobe(entry);
+	INIT_HLIST_NODE(&entry->hlist);
 }
 
 /**

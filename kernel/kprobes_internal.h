@@ -14,6 +14,7 @@
 #include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
+#include <linux/llist.h>
 #include <linux/memory.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -124,8 +125,17 @@ struct kprobe_aggr {
 	struct list_head unhooked;
 	/* it had a detour: a task may still run its buffer, which knows it */
 	bool detoured;
-	struct rcu_head rcu;
+	/* on kprobe_opt_reap_list once it leaves, if it had a detour */
+	struct llist_node reap;
 };
+
+/* Free @aggr, out of the table, and its slot unless its text is gone. */
+static inline void kprobe_aggr_free_now(struct kprobe_aggr *aggr)
+{
+	if (!kprobe_gone(&aggr->kp))
+		arch_remove_kprobe(&aggr->kp);
+	kfree(aggr);
+}
 
 /* Set by the "enabled" debugfs knob: every probe is disarmed. */
 extern bool kprobes_all_disarmed;
@@ -358,6 +368,7 @@ bool kprobe_opt_underway(struct kprobe *entry);
 /* The sysctl's work, and what tests look at. */
 void kprobe_opt_set_enabled(bool on);
 enum kprobe_opt_state kprobe_opt_state_of(struct kprobe *p);
+void kprobe_opt_reap_wait_kunit(void);
 #else
 static inline void kprobe_opt_init(void) { }
 static inline bool kprobe_opt_is_on(void)
@@ -387,7 +398,7 @@ static inline bool kprobe_opt_underway(struct kprobe *entry)
 
 static inline void kprobe_opt_free_aggr(struct kprobe_aggr *aggr)
 {
-	kfree(aggr);
+	kprobe_aggr_free_now(aggr);
 }
 
 static inline void kprobe_opt_neighbours(kprobe_opcode_t *addr) { }
@@ -562,6 +573,13 @@ struct list_head *kprobe_blacklist_entries(void);
 /* Exported for lib/test_kprobes_core.c only. */
 int kprobe_bl_add_area(struct list_head *list, unsigned long start,
 		       unsigned long end);
+#endif
+
+/* kprobes_slots.c */
+#ifdef __ARCH_WANT_KPROBES_INSN_SLOT
+/* What tests look at. */
+bool kprobe_slot_taken_kunit(struct kprobe_insn_cache *c,
+			     kprobe_opcode_t *slot);
 #endif
 
 #endif /* _KERNEL_KPROBES_INTERNAL_H */

@@ -37,7 +37,9 @@
 #include <linux/jump_label.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/rcupdate_wait.h>
+#include <linux/slab.h>
 #include <linux/sysctl.h>
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
@@ -315,10 +317,29 @@ void kprobe_opt_release(struct kprobe *entry)
 	op->state = KPROBE_OPT_NONE;
 }
 
-static void kprobe_opt_free_rcu(struct rcu_head *head)
+/*
+ * Aggregates that had a detour, out of the table, waiting for every task
+ * that may still be in their buffer.  Such a task passes the aggregate to
+ * the handler path and, on arm, steps its instruction from the
+ * aggregate's slot: both stay until a tasks-RCU grace period has passed.
+ */
+static LLIST_HEAD(kprobe_opt_reap_list);
+
+static void kprobe_opt_reap(struct work_struct *work)
 {
-	kfree(container_of(head, struct kprobe_aggr, rcu));
+	struct llist_node *batch = llist_del_all(&kprobe_opt_reap_list);
+	struct kprobe_aggr *aggr, *next;
+
+	if (!batch)
+		return;
+	synchronize_rcu_tasks();
+	/* Every other arch_remove_kprobe() call is made under it too. */
+	guard(mutex)(&kprobe_mutex);
+	llist_for_each_entry_safe(aggr, next, batch, reap)
+		kprobe_aggr_free_now(aggr);
 }
+
+static DECLARE_WORK(kprobe_opt_reap_work, kprobe_opt_reap);
 
 /**
  * kprobe_opt_free_aggr() - free an aggregate out of the table
@@ -326,15 +347,28 @@ static void kprobe_opt_free_rcu(struct rcu_head *head)
  *
  * Its detour buffer passes its address to the handler path, and a task
  * preempted in the buffer before that path disables preemption holds no
- * RCU read side: such an aggregate waits for a tasks-RCU grace period.
+ * RCU read side: such an aggregate, and its instruction slot, wait for a
+ * tasks-RCU grace period.
  */
 void kprobe_opt_free_aggr(struct kprobe_aggr *aggr)
 {
-	if (aggr->detoured)
-		call_rcu_tasks(&aggr->rcu, kprobe_opt_free_rcu);
-	else
-		kfree(aggr);
+	if (!aggr->detoured) {
+		kprobe_aggr_free_now(aggr);
+		return;
+	}
+	llist_add(&aggr->reap, &kprobe_opt_reap_list);
+	queue_work(system_unbound_wq, &kprobe_opt_reap_work);
 }
+
+/**
+ * kprobe_opt_reap_wait_kunit() - wait until every detoured aggregate
+ * given to kprobe_opt_free_aggr() so far is freed
+ */
+VISIBLE_IF_KUNIT void kprobe_opt_reap_wait_kunit(void)
+{
+	flush_work(&kprobe_opt_reap_work);
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_opt_reap_wait_kunit);
 
 /*
  * The optimizer: everything QUEUED becomes WAITING, one tasks-RCU grace

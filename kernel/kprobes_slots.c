@@ -211,6 +211,24 @@ kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c)
 }
 EXPORT_SYMBOL_IF_KUNIT(__get_insn_slot);
 
+/* The page of @c that holds @slot, and the slot's index in it. */
+static struct kprobe_slot_page *
+kprobe_slot_page_of(struct kprobe_insn_cache *c, kprobe_opcode_t *slot,
+		    unsigned int *index)
+{
+	size_t span = kprobe_slots_per_page(c) * c->insn_size;
+	struct kprobe_slot_page *page;
+
+	lockdep_assert_held(&c->mutex);
+	list_for_each_entry(page, &c->pages, node) {
+		if (slot >= page->base && slot < page->base + span) {
+			*index = (slot - page->base) / c->insn_size;
+			return page;
+		}
+	}
+	return NULL;
+}
+
 /**
  * __free_insn_slot() - give a slot back
  * @c: the cache it came from
@@ -226,31 +244,47 @@ EXPORT_SYMBOL_IF_KUNIT(__get_insn_slot);
 void __free_insn_slot(struct kprobe_insn_cache *c, kprobe_opcode_t *slot,
 		      int dirty)
 {
-	size_t span = kprobe_slots_per_page(c) * c->insn_size;
 	struct kprobe_slot_page *page;
 	unsigned int i;
 
 	guard(mutex)(&c->mutex);
-	list_for_each_entry(page, &c->pages, node) {
-		if (slot < page->base || slot >= page->base + span)
-			continue;
-		i = (slot - page->base) / c->insn_size;
-		if (WARN_ON_ONCE(page->state[i] != KPROBE_SLOT_USED))
-			return;
-		if (dirty) {
-			page->state[i] = KPROBE_SLOT_DIRTY;
-			c->nr_garbage++;
-			schedule_work(&kprobe_slot_reclaim_work);
-			return;
-		}
-		page->state[i] = KPROBE_SLOT_FREE;
-		if (!--page->nr_busy)
-			kprobe_slot_page_idle(c, page);
+	page = kprobe_slot_page_of(c, slot, &i);
+	if (!page) {
+		WARN_ONCE(1, "slot %pS is not from the %s cache\n", slot, c->sym);
 		return;
 	}
-	WARN_ONCE(1, "slot %pS is not from the %s cache\n", slot, c->sym);
+	if (WARN_ON_ONCE(page->state[i] != KPROBE_SLOT_USED))
+		return;
+	if (dirty) {
+		page->state[i] = KPROBE_SLOT_DIRTY;
+		c->nr_garbage++;
+		schedule_work(&kprobe_slot_reclaim_work);
+		return;
+	}
+	page->state[i] = KPROBE_SLOT_FREE;
+	if (!--page->nr_busy)
+		kprobe_slot_page_idle(c, page);
 }
 EXPORT_SYMBOL_IF_KUNIT(__free_insn_slot);
+
+/**
+ * kprobe_slot_taken_kunit() - may @slot not be handed out now?
+ * @c: the cache it came from
+ * @slot: the slot
+ *
+ * Return: true while @slot is in use, or freed dirty and not yet reclaimed.
+ */
+VISIBLE_IF_KUNIT bool kprobe_slot_taken_kunit(struct kprobe_insn_cache *c,
+					      kprobe_opcode_t *slot)
+{
+	struct kprobe_slot_page *page;
+	unsigned int i;
+
+	guard(mutex)(&c->mutex);
+	page = kprobe_slot_page_of(c, slot, &i);
+	return page && page->state[i] != KPROBE_SLOT_FREE;
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_slot_taken_kunit);
 
 /**
  * __is_insn_slot_addr() - does an address lie in one of a cache's pages?

@@ -1189,6 +1189,12 @@ static int kpo_runner_fn(void *arg)
 	while (!kthread_should_stop()) {
 		kpo_copy(r->dst, r->src, r->n);
 		r->rounds++;
+		/*
+		 * A non-preemptible kernel's grace periods need this; tasks
+		 * RCU still waits, since a preempted task did not switch
+		 * voluntarily.
+		 */
+		cond_resched();
 	}
 	return 0;
 }
@@ -1245,6 +1251,63 @@ static void opt_waits_for_running_task(struct kunit *test)
 	vfree(r.src);
 }
 
+/*
+ * A task preempted in an aggregate's detour buffer may still hand the
+ * aggregate to the handler path and, on arm, step the probed instruction
+ * from the aggregate's slot.  So while a task that never switches
+ * voluntarily holds tasks RCU, the slot stays taken after
+ * unregister_kprobe() returns, and it is given back once that task is
+ * gone.
+ */
+static void opt_slot_kept_for_preempted_tasks(struct kunit *test)
+{
+	struct kpo_runner r = { .n = SZ_64K };
+	kprobe_opcode_t *slot = NULL;
+	struct task_struct *t;
+	struct kprobe *entry;
+	struct kpo_probe p;
+	bool kept;
+
+	if (num_online_cpus() < 2 && !preempt_model_preemptible())
+		kunit_skip(test, "needs a second CPU or a preemptible kernel");
+
+	r.dst = vzalloc(r.n);
+	r.src = vzalloc(r.n);
+	KUNIT_ASSERT_NOT_NULL(test, r.dst);
+	KUNIT_ASSERT_NOT_NULL(test, r.src);
+	kpo_probe_init(&p, KPO_PLAIN, false);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&p.kp), 0);
+	kpo_expect_state(test, &p.kp, KPROBE_OPT_ACTIVE);
+	scoped_guard(rcu) {
+		entry = get_kprobe(p.kp.addr);
+		if (entry)
+			slot = entry->ainsn.slot;
+	}
+	KUNIT_EXPECT_NOT_NULL(test, slot);
+
+	t = kthread_run(kpo_runner_fn, &r, "kpo_runner");
+	if (IS_ERR(t)) {
+		unregister_kprobe(&p.kp);
+		KUNIT_FAIL(test, "no runner thread");
+		return;
+	}
+	get_task_struct(t);
+	while (!READ_ONCE(r.rounds))
+		usleep_range(1000, 2000);
+
+	unregister_kprobe(&p.kp);
+	kept = slot && kprobe_slot_taken_kunit(&kprobe_insn_slots, slot);
+	kthread_stop(t);
+	put_task_struct(t);
+	kprobe_opt_reap_wait_kunit();
+
+	KUNIT_EXPECT_TRUE_MSG(test, kept, "the slot was free while a task held tasks RCU");
+	if (slot)
+		KUNIT_EXPECT_FALSE(test, kprobe_slot_taken_kunit(&kprobe_insn_slots, slot));
+	vfree(r.dst);
+	vfree(r.src);
+}
+
 static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(opt_optimized_fires),
 	KUNIT_CASE(opt_regs_like_trap),
@@ -1263,6 +1326,7 @@ static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(opt_sysctl_switch),
 	KUNIT_CASE(opt_kretprobe_entry),
 	KUNIT_CASE_SLOW(opt_waits_for_running_task),
+	KUNIT_CASE(opt_slot_kept_for_preempted_tasks),
 	{}
 };
 
