@@ -55,6 +55,7 @@
 #include <linux/module.h>
 #include <linux/notifier.h>
 #include <linux/slab.h>
+#include <linux/stop_machine.h>
 #include <kunit/visibility.h>
 
 #include "kprobes_internal.h"
@@ -473,25 +474,39 @@ struct kprobe *kprobe_unhooked_pop(struct kprobe_unhooked *r)
 	return &aggr->kp;
 }
 
+/* Runs on every CPU at once: none is inside a breakpoint hit. */
+static int kprobe_aggr_post_handler_clear(void *entry)
+{
+	WRITE_ONCE(((struct kprobe *)entry)->post_handler, NULL);
+	return 0;
+}
+
 /*
  * The last post_handler of a breakpoint aggregate left: the instruction
- * may be boosted or optimized again.  An ftrace site keeps its ops.  So
- * does an aggregate on an architecture whose hits load the handler twice:
- * a hit between its test and its call would call NULL.  There the entry
- * keeps aggr_post_handler, which calls no one now, until it is freed.
+ * may be boosted or optimized again.  An ftrace site keeps its ops.  On
+ * an architecture whose hits load the handler twice (test, then call),
+ * a hit between the two loads would call NULL: there the handler is
+ * cleared from stop_machine(), which no breakpoint hit (interrupts off)
+ * can straddle, and only where that pays: an optimizer to wake up.
+ * Elsewhere the entry keeps aggr_post_handler, which calls no one now.
  */
 static void kprobe_aggr_drop_post_handler(struct kprobe *entry)
 {
 	struct kprobe *kp;
 
-	if (!entry->post_handler || kprobe_ftrace(entry) ||
-	    !arch_kprobe_post_handler_read_once())
+	if (!entry->post_handler || kprobe_ftrace(entry))
+		return;
+	if (!arch_kprobe_post_handler_read_once() &&
+	    !IS_ENABLED(CONFIG_OPTPROBES))
 		return;
 	list_for_each_entry(kp, &entry->list, list) {
 		if (kp->post_handler)
 			return;
 	}
-	WRITE_ONCE(entry->post_handler, NULL);
+	if (arch_kprobe_post_handler_read_once())
+		WRITE_ONCE(entry->post_handler, NULL);
+	else
+		stop_machine(kprobe_aggr_post_handler_clear, entry, NULL);
 }
 
 /* @entry, disarmed, leaves the table; freed once no hit can hold it. */
