@@ -354,11 +354,33 @@ def counts(cases):
     return p, f, s
 
 
+# How much of the console a failed run shows around its first splat: CI
+# keeps only the run's output, not the console, so what the kernel said
+# there must be in the output.
+EXCERPT_BEFORE, EXCERPT_AFTER = 5, 80
+
+
+def excerpt(path, no, out=None):
+    """Print the console lines around line NO (1-based), after a heading."""
+    out = out or sys.stdout
+    first, last = max(1, no - EXCERPT_BEFORE), no + EXCERPT_AFTER
+    print(f'  the console around line {no} ({path}, lines {first}-{last}):', file=out)
+    with open(path, errors='replace') as f:
+        for i, raw in enumerate(f, 1):
+            if i > last:
+                break
+            if i >= first:
+                print(f'  | {raw.rstrip()}', file=out)
+
+
 def cmd_parse(a):
-    cases, _, _ = scan(a.log, a.label, a.qemu_status)
+    cases, splats, _ = scan(a.log, a.label, a.qemu_status)
     p, f, s = counts(cases)
     print(f'{a.label}: {p} passed, {f} failed, {s} skipped')
     report(cases)
+    kernel = [no for no, line in splats if not line.startswith(WINDOW)]
+    if kernel:
+        excerpt(a.log, kernel[0])
     if a.json:
         with open(a.json, 'w') as fp:
             json.dump([c.as_dict() for c in cases], fp, indent=1)

@@ -112,6 +112,20 @@ class Verdict(unittest.TestCase):
         bad = [c for c in cases.values() if c.status == 'fail']
         self.assertIn('WARNING: CPU: 1', bad[0].why)
 
+    def test_parse_shows_the_console_after_a_splat(self):
+        # CI keeps the run's output only: the splat's backtrace must be there.
+        with tempfile.TemporaryDirectory() as d:
+            r = subprocess.run([sys.executable, KTAP, 'parse', fixture('warn.log'),
+                                '--label', 'x', '--json', os.path.join(d, 'r.json')],
+                               capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('the console around line 13', r.stdout)
+        self.assertIn('  | [    1.300003] Call Trace:', r.stdout)
+        # A clean run shows no console.
+        r = subprocess.run([sys.executable, KTAP, 'parse', fixture('good.log'), '--label', 'x'],
+                           capture_output=True, text=True)
+        self.assertNotIn('the console around', r.stdout)
+
     def test_truncated_run_is_a_hang(self):
         cases, (_, f, _) = verdict('truncated.log', qemu_status=124)
         self.assertEqual(cases['x:guest'].why, 'killed after the timeout (hang)')
