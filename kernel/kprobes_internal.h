@@ -313,15 +313,26 @@ struct kprobe_aside {
 	unsigned long ctx;
 };
 
+/*
+ * Only a probe that was running has a status and a context to get back:
+ * on the common path, where none was, the return handlers save and
+ * restore nothing but current_kprobe.
+ */
 static __always_inline void kprobe_running_aside(struct kprobe_aside *a)
 {
 	a->kp = kprobe_running();
-	a->status = get_kprobe_ctlblk()->kprobe_status;
-	a->ctx = __this_cpu_read(kprobe_nesting.owner_ctx);
+	if (unlikely(a->kp)) {
+		a->status = get_kprobe_ctlblk()->kprobe_status;
+		a->ctx = __this_cpu_read(kprobe_nesting.owner_ctx);
+	}
 }
 
 static __always_inline void kprobe_running_back(const struct kprobe_aside *a)
 {
+	if (likely(!a->kp)) {
+		reset_current_kprobe();
+		return;
+	}
 	__this_cpu_write(kprobe_nesting.owner_ctx, a->ctx);
 	__this_cpu_write(current_kprobe, a->kp);
 	get_kprobe_ctlblk()->kprobe_status = a->status;
