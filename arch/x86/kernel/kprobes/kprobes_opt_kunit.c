@@ -1199,6 +1199,25 @@ static int kpo_runner_fn(void *arg)
 	return 0;
 }
 
+/* Start a runner on @r and wait for its first round; an ERR_PTR if none. */
+static struct task_struct *kpo_runner_start(struct kpo_runner *r)
+{
+	struct task_struct *t = kthread_run(kpo_runner_fn, r, "kpo_runner");
+
+	if (IS_ERR(t))
+		return t;
+	get_task_struct(t);
+	while (!READ_ONCE(r->rounds))
+		usleep_range(1000, 2000);
+	return t;
+}
+
+static void kpo_runner_stop(struct task_struct *t)
+{
+	kthread_stop(t);
+	put_task_struct(t);
+}
+
 /*
  * The jump goes in only once no task can be inside the region. A task
  * that keeps running kpo_copy() (and its rep movsb, inside the region)
@@ -1213,8 +1232,9 @@ static void opt_waits_for_running_task(struct kunit *test)
 	int i;
 
 	/*
-	 * The runner never sleeps: with one CPU and no preemption it would
-	 * never give the CPU back to this case (kunit.py's default kernel).
+	 * The runner never sleeps: with one CPU and no preemption this case
+	 * would get the CPU back only at its cond_resched() calls, each a
+	 * whole copy apart (kunit.py's default kernel); not tried there.
 	 */
 	if (num_online_cpus() < 2 && !preempt_model_preemptible())
 		kunit_skip(test, "needs a second CPU or a preemptible kernel");
@@ -1225,11 +1245,8 @@ static void opt_waits_for_running_task(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r.src);
 	memset(r.src, 0x5a, r.n);
 
-	t = kthread_run(kpo_runner_fn, &r, "kpo_runner");
+	t = kpo_runner_start(&r);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	get_task_struct(t);
-	while (!READ_ONCE(r.rounds))
-		usleep_range(1000, 2000);
 
 	kpo_probe_init(&p, KPO_COPY, false);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&p.kp), 0);
@@ -1240,8 +1257,7 @@ static void opt_waits_for_running_task(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, *(u8 *)p.kp.addr, INT3_INSN_OPCODE);
 	KUNIT_EXPECT_GT(test, p.hits, 0);
 
-	kthread_stop(t);
-	put_task_struct(t);
+	kpo_runner_stop(t);
 	kpo_expect_state(test, &p.kp, KPROBE_OPT_ACTIVE);
 	memset(r.dst, 0, r.n);
 	kpo_copy(r.dst, r.src, r.n);
@@ -1285,20 +1301,18 @@ static void opt_slot_kept_for_preempted_tasks(struct kunit *test)
 	}
 	KUNIT_EXPECT_NOT_NULL(test, slot);
 
-	t = kthread_run(kpo_runner_fn, &r, "kpo_runner");
+	t = kpo_runner_start(&r);
 	if (IS_ERR(t)) {
 		unregister_kprobe(&p.kp);
 		KUNIT_FAIL(test, "no runner thread");
+		vfree(r.dst);
+		vfree(r.src);
 		return;
 	}
-	get_task_struct(t);
-	while (!READ_ONCE(r.rounds))
-		usleep_range(1000, 2000);
 
 	unregister_kprobe(&p.kp);
 	kept = slot && kprobe_slot_taken_kunit(&kprobe_insn_slots, slot);
-	kthread_stop(t);
-	put_task_struct(t);
+	kpo_runner_stop(t);
 	kprobe_opt_reap_wait_kunit();
 
 	KUNIT_EXPECT_TRUE_MSG(test, kept, "the slot was free while a task held tasks RCU");
