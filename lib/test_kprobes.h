@@ -269,6 +269,17 @@ void kpt_mark_bytes(u8 *insn);
 int kpt_find_mark_in(const void *fn);
 void kpt_require_mark(struct kunit *test);
 kprobe_opcode_t *kpt_mark_addr(void);
+
+/* Where a case puts its probe: the entry, or an instruction further in. */
+enum kpt_place { KPT_PLACE_ENTRY, KPT_PLACE_BODY };
+
+struct kpt_place_case {
+	const char *desc;
+	enum kpt_place place;
+};
+
+const void *kpt_place_gen_params(const void *prev, char *desc);
+void *kpt_place_addr(struct kunit *test, enum kpt_place place);
 unsigned long kpt_first_arg(struct pt_regs *regs);
 int kpt_suite_init(struct kunit_suite *suite);
 

@@ -8,9 +8,10 @@
  * records once the probed call has returned.
  *
  * The suites, one file each: test_kprobes_core.c (where a probe may go,
- * handlers, enabling, aggregation, faults, module init text),
- * test_kprobes_batch.c (batches and unregistration), test_kprobes_ftrace.c
- * (probes on ftrace sites) and test_kprobes_kretprobe.c.  x86's
+ * handlers, faults, module init text), test_kprobes_aggr.c (enabling, and
+ * several probes at one place), test_kprobes_batch.c (batches and
+ * unregistration), test_kprobes_ftrace.c (probes on ftrace sites) and
+ * test_kprobes_kretprobe.c.  x86's
  * instruction classes and boosting are tested beside its backend
  * (arch/x86/kernel/kprobes/kprobes_x86_kunit.c), as arm64's are.
  *
@@ -284,6 +285,28 @@ void kpt_require_mark(struct kunit *test)
 kprobe_opcode_t *kpt_mark_addr(void)
 {
 	return (kprobe_opcode_t *)((u8 *)kprobes_test_marked + kpt_mark_offset);
+}
+
+static const struct kpt_place_case kpt_place_cases[] = {
+	{ "function entry", KPT_PLACE_ENTRY },
+	{ "inside the function", KPT_PLACE_BODY },
+};
+
+KUNIT_ARRAY_PARAM_DESC(kpt_place_array, kpt_place_cases, desc);
+
+/* The parameters of a case run at each place, for every suite. */
+const void *kpt_place_gen_params(const void *prev, char *desc)
+{
+	return kpt_place_array_gen_params(prev, desc);
+}
+
+/* Both places are in kprobes_test_marked(), which the case then calls. */
+void *kpt_place_addr(struct kunit *test, enum kpt_place place)
+{
+	if (place == KPT_PLACE_ENTRY)
+		return kprobes_test_marked;
+	kpt_require_mark(test);
+	return kpt_mark_addr();
 }
 
 void kpt_log_call(struct call_log *log, char c)

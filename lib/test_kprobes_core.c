@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite kprobes_core: where a probe may go and where it may not,
- * what its handlers see, enabling and disabling, several probes at one
- * place, faults in the probed instruction and in handlers, and a probe on
- * this module's init text.
+ * what its handlers see, faults in the probed instruction and in
+ * handlers, and a probe on this module's init text.
  */
 #include <kunit/test.h>
-#include <linux/ctype.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/jump_label.h>
@@ -67,30 +65,6 @@ static unsigned long expected_ip(struct kprobe *kp)
 	       (kprobe_ftrace(kp) ? PROBE_FTRACE_IP_BIAS : PROBE_IP_BIAS);
 }
 
-/* Where a case puts its probe: the entry, or an instruction further in. */
-enum probe_place { PLACE_ENTRY, PLACE_BODY };
-
-struct place_case {
-	const char *desc;
-	enum probe_place place;
-};
-
-static const struct place_case place_cases[] = {
-	{ "function entry", PLACE_ENTRY },
-	{ "inside the function", PLACE_BODY },
-};
-
-KUNIT_ARRAY_PARAM_DESC(place, place_cases, desc);
-
-/* Both places are in kprobes_test_marked(), which the case then calls. */
-static void *place_addr(struct kunit *test, enum probe_place place)
-{
-	if (place == PLACE_ENTRY)
-		return kprobes_test_marked;
-	kpt_require_mark(test);
-	return kpt_mark_addr();
-}
-
 /* Registration */
 
 /*
@@ -146,18 +120,18 @@ static void register_by_symbol(struct kunit *test)
 
 static void register_by_address(struct kunit *test)
 {
-	const struct place_case *pc = test->param_value;
+	const struct kpt_place_case *pc = test->param_value;
 	struct test_probe *tp;
 	int i;
 
-	tp = kpt_probe_at(test, 'A', NULL, place_addr(test, pc->place));
+	tp = kpt_probe_at(test, 'A', NULL, kpt_place_addr(test, pc->place));
 	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
 	for (i = 0; i < 2; i++)
 		kprobes_test_marked(i);
 	KUNIT_EXPECT_EQ(test, tp->pre_hits, 2);
 	KUNIT_EXPECT_EQ(test, tp->post_hits, 2);
 	KUNIT_EXPECT_EQ(test, !!(tp->kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY),
-			pc->place == PLACE_ENTRY);
+			pc->place == KPT_PLACE_ENTRY);
 }
 
 static void register_symbol_offset(struct kunit *test)
@@ -650,16 +624,16 @@ static void register_again_after_unregister(struct kunit *test)
 
 static void pre_handler_regs(struct kunit *test)
 {
-	const struct place_case *pc = test->param_value;
+	const struct kpt_place_case *pc = test->param_value;
 	struct test_probe *tp;
 
-	tp = kpt_probe_at(test, 'A', NULL, place_addr(test, pc->place));
+	tp = kpt_probe_at(test, 'A', NULL, kpt_place_addr(test, pc->place));
 	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
 	kprobes_test_marked(TEST_ARG);
 	KUNIT_ASSERT_EQ(test, tp->pre_hits, 1);
 	KUNIT_EXPECT_EQ(test, tp->pre_ip, expected_ip(&tp->kp));
 	KUNIT_EXPECT_FALSE(test, tp->pre_preemptible);
-	if (pc->place == PLACE_ENTRY) {
+	if (pc->place == KPT_PLACE_ENTRY) {
 		if (HAVE_FIRST_ARG)
 			KUNIT_EXPECT_EQ(test, tp->pre_arg, TEST_ARG);
 	} else {
@@ -826,10 +800,10 @@ static void post_handler_leaves_armed_aggregate(struct kunit *test)
 /* Both handlers call the probed function itself: two hits are missed. */
 static void missed_in_own_handlers(struct kunit *test)
 {
-	const struct place_case *pc = test->param_value;
+	const struct kpt_place_case *pc = test->param_value;
 	struct test_probe *tp;
 
-	tp = kpt_probe_at(test, 'A', NULL, place_addr(test, pc->place));
+	tp = kpt_probe_at(test, 'A', NULL, kpt_place_addr(test, pc->place));
 	tp->kp.pre_handler = reenter_pre;
 	tp->kp.post_handler = reenter_post;
 	tp->reenter = kprobes_test_marked;
@@ -937,8 +911,8 @@ static void nest_frames_nmi_in_window(struct kunit *test)
  */
 static void missed_while_busy(struct kunit *test)
 {
-	const struct place_case *pc = test->param_value;
-	void *addr = place_addr(test, pc->place);
+	const struct kpt_place_case *pc = test->param_value;
+	void *addr = kpt_place_addr(test, pc->place);
 	struct test_probe *a = kpt_probe_at(test, 'A', NULL, addr);
 	struct test_probe *b = kpt_probe_at(test, 'B', NULL, addr);
 
@@ -962,209 +936,6 @@ static void missed_while_busy(struct kunit *test)
 	kprobes_test_marked(0);
 	KUNIT_EXPECT_EQ(test, a->pre_hits, 1);
 	KUNIT_EXPECT_EQ(test, b->pre_hits, 1);
-}
-
-/* Enable and disable */
-
-static void registered_disabled(struct kunit *test)
-{
-	struct test_probe *tp = kpt_probe_at(test, 'A', NULL, kprobes_test_target);
-
-	tp->kp.flags = KPROBE_FLAG_DISABLED;
-	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
-	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&tp->kp));
-	kprobes_test_target(0);
-	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
-	KUNIT_EXPECT_EQ(test, enable_kprobe(&tp->kp), 0);
-	KUNIT_EXPECT_FALSE(test, kprobe_disabled(&tp->kp));
-	kprobes_test_target(0);
-	KUNIT_EXPECT_EQ(test, tp->pre_hits, 1);
-}
-
-/* 'd' disables, 'e' enables; after each step one call shows the state. */
-struct toggle_case {
-	const char *desc;
-	const char *steps;
-};
-
-static const struct toggle_case toggle_cases[] = {
-	{ "disable, enable", "de" },
-	{ "disable twice, enable", "dde" },
-	{ "enable while enabled", "ed" },
-	{ "disable, enable, twice", "dede" },
-	{ "disable, enable twice, disable", "deed" },
-};
-
-KUNIT_ARRAY_PARAM_DESC(toggle, toggle_cases, desc);
-
-static void disable_enable_sequence(struct kunit *test)
-{
-	const struct toggle_case *tc = test->param_value;
-	struct test_probe *tp = kpt_probe_at(test, 'A', NULL, kprobes_test_target);
-	int want = 0;
-	const char *s;
-
-	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
-	for (s = tc->steps; *s; s++) {
-		bool enable = *s == 'e';
-
-		if (enable)
-			KUNIT_EXPECT_EQ(test, enable_kprobe(&tp->kp), 0);
-		else
-			KUNIT_EXPECT_EQ(test, disable_kprobe(&tp->kp), 0);
-		KUNIT_EXPECT_EQ(test, kprobe_disabled(&tp->kp), !enable);
-		kprobes_test_target(0);
-		want += enable;
-		KUNIT_EXPECT_EQ_MSG(test, tp->pre_hits, want, "after step %d",
-				    (int)(s - tc->steps));
-	}
-}
-
-static void toggle_unregistered_kprobe(struct kunit *test)
-{
-	struct test_probe *tp = kpt_new_probe(test, 'A', NULL);
-
-	tp->kp.symbol_name = "kprobes_test_target";
-	KUNIT_EXPECT_EQ(test, enable_kprobe(&tp->kp), -EINVAL);
-	KUNIT_EXPECT_EQ(test, disable_kprobe(&tp->kp), -EINVAL);
-	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tp->kp), 0);
-	kpt_unreg_kprobe(test, &tp->kp);
-	KUNIT_EXPECT_EQ(test, enable_kprobe(&tp->kp), -EINVAL);
-	KUNIT_EXPECT_EQ(test, disable_kprobe(&tp->kp), -EINVAL);
-	kprobes_test_target(0);
-	KUNIT_EXPECT_EQ(test, tp->pre_hits, 0);
-}
-
-/* Aggregation */
-
-/* Probes A, B and C at one place, registered in that order. */
-static void add_three(struct kunit *test, struct test_probe **tps,
-		      struct call_log *log, void *addr)
-{
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		tps[i] = kpt_probe_at(test, 'A' + i, log, addr);
-		KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tps[i]->kp), 0);
-	}
-}
-
-static void call_logged(struct call_log *log, void *addr)
-{
-	memset(log, 0, sizeof(*log));
-	if (addr == kprobes_test_target)
-		kprobes_test_target(0);
-	else
-		kprobes_test_marked(0);
-}
-
-static void aggregate_order(struct kunit *test)
-{
-	const struct place_case *pc = test->param_value;
-	void *addr = place_addr(test, pc->place);
-	struct test_probe *tps[3];
-	struct call_log log = {};
-
-	add_three(test, tps, &log, addr);
-	call_logged(&log, addr);
-	KUNIT_EXPECT_STREQ(test, log.seq, "ABCabc");
-	call_logged(&log, addr);
-	KUNIT_EXPECT_STREQ(test, log.seq, "ABCabc");
-}
-
-static void aggregate_remove_middle(struct kunit *test)
-{
-	const struct place_case *pc = test->param_value;
-	void *addr = place_addr(test, pc->place);
-	struct test_probe *tps[3];
-	struct call_log log = {};
-
-	add_three(test, tps, &log, addr);
-	kpt_unreg_kprobe(test, &tps[1]->kp);
-	call_logged(&log, addr);
-	KUNIT_EXPECT_STREQ(test, log.seq, "ACac");
-	kpt_unreg_kprobe(test, &tps[0]->kp);
-	call_logged(&log, addr);
-	KUNIT_EXPECT_STREQ(test, log.seq, "Cc");
-	KUNIT_EXPECT_EQ(test, tps[2]->pre_hits, 2);
-}
-
-static void aggregate_disable_one(struct kunit *test)
-{
-	const struct place_case *pc = test->param_value;
-	void *addr = place_addr(test, pc->place);
-	struct test_probe *tps[3];
-	struct call_log log = {};
-
-	add_three(test, tps, &log, addr);
-	KUNIT_ASSERT_EQ(test, disable_kprobe(&tps[1]->kp), 0);
-	call_logged(&log, addr);
-	KUNIT_EXPECT_STREQ(test, log.seq, "ACac");
-	KUNIT_ASSERT_EQ(test, enable_kprobe(&tps[1]->kp), 0);
-	call_logged(&log, addr);
-	KUNIT_EXPECT_STREQ(test, log.seq, "ABCabc");
-	/* All three disabled, then one back. */
-	KUNIT_ASSERT_EQ(test, disable_kprobe(&tps[0]->kp), 0);
-	KUNIT_ASSERT_EQ(test, disable_kprobe(&tps[1]->kp), 0);
-	KUNIT_ASSERT_EQ(test, disable_kprobe(&tps[2]->kp), 0);
-	call_logged(&log, addr);
-	KUNIT_EXPECT_STREQ(test, log.seq, "");
-	KUNIT_ASSERT_EQ(test, enable_kprobe(&tps[2]->kp), 0);
-	call_logged(&log, addr);
-	KUNIT_EXPECT_STREQ(test, log.seq, "Cc");
-}
-
-/* Add A, B, C in the given order; remove the first; add it back. */
-struct order_case {
-	const char *desc;
-};
-
-static const struct order_case order_cases[] = {
-	{ "ABC" }, { "ACB" }, { "BAC" }, { "BCA" }, { "CAB" }, { "CBA" },
-};
-
-KUNIT_ARRAY_PARAM_DESC(order, order_cases, desc);
-
-static void expect_order(struct kunit *test, struct call_log *log,
-			 const char *ids)
-{
-	char want[8];
-	int i, n = strlen(ids);
-
-	for (i = 0; i < n; i++) {
-		want[i] = ids[i];
-		want[n + i] = tolower(ids[i]);
-	}
-	want[2 * n] = '\0';
-	call_logged(log, kprobes_test_target);
-	KUNIT_EXPECT_STREQ(test, log->seq, want);
-}
-
-static void aggregate_add_remove_readd(struct kunit *test)
-{
-	const struct order_case *oc = test->param_value;
-	const char *ids = oc->desc;
-	struct test_probe *tps[3];
-	struct call_log log = {};
-	char rotated[4];
-	int i;
-
-	for (i = 0; i < 3; i++)
-		tps[i] = kpt_probe_at(test, 'A' + i, &log, kprobes_test_target);
-	for (i = 0; i < 3; i++)
-		KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tps[ids[i] - 'A']->kp), 0);
-	expect_order(test, &log, ids);
-
-	kpt_unreg_kprobe(test, &tps[ids[0] - 'A']->kp);
-	expect_order(test, &log, ids + 1);
-
-	kpt_clear_for_reuse(&tps[ids[0] - 'A']->kp);
-	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &tps[ids[0] - 'A']->kp), 0);
-	rotated[0] = ids[1];
-	rotated[1] = ids[2];
-	rotated[2] = ids[0];
-	rotated[3] = '\0';
-	expect_order(test, &log, rotated);
 }
 
 /* The API is probeable: "perf probe register_kprobe" to debug a user. */
@@ -1464,7 +1235,7 @@ static void fault_in_probed_insn_irqs_off(struct kunit *test)
  */
 static void fault_in_handler(struct kunit *test)
 {
-	const struct place_case *pc = test->param_value;
+	const struct kpt_place_case *pc = test->param_value;
 	struct faulting_probe *fp;
 	u32 *page;
 
@@ -1478,7 +1249,7 @@ static void fault_in_handler(struct kunit *test)
 	fp->pre_err = 1;
 	fp->post_err = 1;
 	fp->tp.id = 'A';
-	fp->tp.kp.addr = place_addr(test, pc->place);
+	fp->tp.kp.addr = kpt_place_addr(test, pc->place);
 	fp->tp.kp.pre_handler = faulting_pre;
 	fp->tp.kp.post_handler = faulting_post;
 	KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &fp->tp.kp), 0);
@@ -1487,7 +1258,7 @@ static void fault_in_handler(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fp->tp.post_hits, 1);
 	KUNIT_EXPECT_EQ(test, fp->pre_err, -EFAULT);
 	KUNIT_EXPECT_EQ(test, fp->post_err, -EFAULT);
-	if (pc->place == PLACE_BODY)
+	if (pc->place == KPT_PLACE_BODY)
 		KUNIT_EXPECT_EQ(test, fp->tp.post_mark, MARK_AFTER);
 	KUNIT_EXPECT_EQ(test, kprobes_test_marked(2), MARK_AFTER + 2);
 	KUNIT_EXPECT_EQ(test, fp->tp.pre_hits, 2);
@@ -1581,9 +1352,9 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(fault_in_probed_insn_irqs_off),
 	KUNIT_CASE(reject_jump_label_site),
 	KUNIT_CASE(reject_static_call_site),
-	KUNIT_CASE_PARAM(fault_in_handler, place_gen_params),
+	KUNIT_CASE_PARAM(fault_in_handler, kpt_place_gen_params),
 	KUNIT_CASE(register_by_symbol),
-	KUNIT_CASE_PARAM(register_by_address, place_gen_params),
+	KUNIT_CASE_PARAM(register_by_address, kpt_place_gen_params),
 	KUNIT_CASE(register_symbol_offset),
 	KUNIT_CASE(register_address_offset),
 	KUNIT_CASE(reject_address_and_symbol),
@@ -1602,23 +1373,16 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(reject_registered_again),
 	KUNIT_CASE(unregister_unregistered),
 	KUNIT_CASE(register_again_after_unregister),
-	KUNIT_CASE_PARAM(pre_handler_regs, place_gen_params),
+	KUNIT_CASE_PARAM(pre_handler_regs, kpt_place_gen_params),
 	KUNIT_CASE(pre_handler_redirect),
 	KUNIT_CASE(post_handler_after_insn),
 	KUNIT_CASE(optimized_insn_runs_once),
 	KUNIT_CASE(opt_pre_handler_runs_every_handler),
 	KUNIT_CASE(post_handler_leaves_armed_aggregate),
-	KUNIT_CASE_PARAM(missed_in_own_handlers, place_gen_params),
+	KUNIT_CASE_PARAM(missed_in_own_handlers, kpt_place_gen_params),
 	KUNIT_CASE(missed_in_other_handler),
 	KUNIT_CASE(nest_frames_nmi_in_window),
-	KUNIT_CASE_PARAM(missed_while_busy, place_gen_params),
-	KUNIT_CASE(registered_disabled),
-	KUNIT_CASE_PARAM(disable_enable_sequence, toggle_gen_params),
-	KUNIT_CASE(toggle_unregistered_kprobe),
-	KUNIT_CASE_PARAM(aggregate_order, place_gen_params),
-	KUNIT_CASE_PARAM(aggregate_remove_middle, place_gen_params),
-	KUNIT_CASE_PARAM(aggregate_disable_one, place_gen_params),
-	KUNIT_CASE_PARAM(aggregate_add_remove_readd, order_gen_params),
+	KUNIT_CASE_PARAM(missed_while_busy, kpt_place_gen_params),
 	KUNIT_CASE_PARAM(probe_on_the_api, api_gen_params),
 	KUNIT_CASE(init_text_disarmed_when_retired),
 	{}

@@ -26,7 +26,7 @@ built() {
 # The suites test_kprobes.ko must hold on this arch: kprobes_ftrace needs
 # CONFIG_KPROBES_ON_FTRACE (not riscv64's, arm's or mips').
 core_suites() {
-	echo kprobes_core kprobes_batch kprobes_kretprobe
+	echo kprobes_core kprobes_aggr kprobes_batch kprobes_kretprobe
 	kconfig_on KPROBES_ON_FTRACE && echo kprobes_ftrace
 }
 
