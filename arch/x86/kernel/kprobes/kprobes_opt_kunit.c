@@ -1286,7 +1286,7 @@ static void opt_slot_kept_for_preempted_tasks(struct kunit *test)
 	 * plain RCU, and the runner would hold unregister_kprobe() itself.
 	 */
 	if (!IS_ENABLED(CONFIG_TASKS_RCU))
-		kunit_skip(test, "no tasks RCU: without preemption no task stops in a detour buffer");
+		kunit_skip(test, "no tasks RCU: no task is preempted in a detour buffer");
 	if (num_online_cpus() < 2 && !preempt_model_preemptible())
 		kunit_skip(test, "needs a second CPU or a preemptible kernel");
 
