@@ -47,6 +47,7 @@
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
 #include <linux/smp.h>
+#include <linux/workqueue.h>
 
 #include "kprobes_internal.h"
 
@@ -103,6 +104,36 @@ void kprobe_wait_for_hits(void)
 	for_each_online_cpu(cpu)
 		kprobe_hits_wait_cpu(cpu);
 	cpus_read_unlock();
+}
+
+static void kprobe_tasks_out_noop(struct work_struct *work)
+{
+}
+
+/**
+ * kprobe_wait_tasks_out() - wait until no task is stopped inside code
+ *	that is about to be written over or given to another probe
+ *
+ * A task stopped there would resume in the middle of what is written
+ * next.  It may have been preempted there, which tasks RCU waits for (a
+ * preempted task has not switched voluntarily), or, on a kernel without
+ * preemption, interrupted there.  Without preemption, tasks RCU is plain
+ * RCU, and with CONFIG_PREEMPT_COUNT its tick counts a kernel context it
+ * interrupted with no lock held as quiescent: the grace period can end
+ * while the interrupt is still to return into the old code.  There, a
+ * work item runs on every CPU instead: it runs only once the task it
+ * found there has called into the scheduler, which it cannot do from
+ * inside the code, nor from an interrupt, on such a kernel.
+ *
+ * Called with no kprobes lock held.
+ */
+void kprobe_wait_tasks_out(void)
+{
+	lockdep_assert_not_held(&kprobe_mutex);
+	if (IS_ENABLED(CONFIG_TASKS_RCU))
+		synchronize_rcu_tasks();
+	else
+		schedule_on_each_cpu(kprobe_tasks_out_noop);
 }
 
 /*

@@ -268,6 +268,7 @@ void kprobe_site_forget_text(void);
 
 /* kprobes_hits.c */
 void kprobe_wait_for_hits(void);
+void kprobe_wait_tasks_out(void);
 void kprobe_count_miss(struct kprobe *p, enum kprobe_miss_cause cause);
 struct kprobe *kprobe_running_kunit(void);
 unsigned int kprobe_nest_depth_kunit(int cpu);

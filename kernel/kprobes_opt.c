@@ -24,12 +24,13 @@
  * answer calls it: arming, disarming, a post_handler arriving or leaving,
  * a probe landing in or leaving someone's region, and the sysctl.
  *
- * Why one tasks-RCU grace period is enough before the jump goes in: once
- * a probe is QUEUED, its breakpoint no longer lets a CPU into the middle
- * of the region (the architecture runs the buffer's copy of the whole
- * region instead), and the region admits no jump into it and no call out
- * of it.  So only a task that was already inside when the probe was
- * queued can be there, and it leaves before any voluntary switch.
+ * Why waiting once for tasks to leave (kprobe_wait_tasks_out()) is
+ * enough before the jump goes in: once a probe is QUEUED, its breakpoint
+ * no longer lets a CPU into the middle of the region (the architecture
+ * runs the buffer's copy of the whole region instead), and the region
+ * admits no jump into it and no call out of it.  So only a task that was
+ * already inside when the probe was queued can be there, and it leaves
+ * before any voluntary switch.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
@@ -321,7 +322,7 @@ void kprobe_opt_release(struct kprobe *entry)
  * Aggregates that had a detour, out of the table, waiting for every task
  * that may still be in their buffer.  Such a task passes the aggregate to
  * the handler path and, on arm, steps its instruction from the
- * aggregate's slot: both stay until a tasks-RCU grace period has passed.
+ * aggregate's slot: both stay until kprobe_wait_tasks_out() returns.
  */
 static LLIST_HEAD(kprobe_opt_reap_list);
 
@@ -332,7 +333,7 @@ static void kprobe_opt_reap(struct work_struct *work)
 
 	if (!batch)
 		return;
-	synchronize_rcu_tasks();
+	kprobe_wait_tasks_out();
 	/* Every other arch_remove_kprobe() call is made under it too. */
 	guard(mutex)(&kprobe_mutex);
 	llist_for_each_entry_safe(aggr, next, batch, reap)
@@ -347,8 +348,8 @@ static DECLARE_WORK(kprobe_opt_reap_work, kprobe_opt_reap);
  *
  * Its detour buffer passes its address to the handler path, and a task
  * preempted in the buffer before that path disables preemption holds no
- * RCU read side: such an aggregate, and its instruction slot, wait for a
- * tasks-RCU grace period.
+ * RCU read side: such an aggregate, and its instruction slot, wait until
+ * no task can be in the buffer.
  */
 void kprobe_opt_free_aggr(struct kprobe_aggr *aggr)
 {
@@ -371,9 +372,9 @@ VISIBLE_IF_KUNIT void kprobe_opt_reap_wait_kunit(void)
 EXPORT_SYMBOL_IF_KUNIT(kprobe_opt_reap_wait_kunit);
 
 /*
- * The optimizer: everything QUEUED becomes WAITING, one tasks-RCU grace
- * period passes with no lock held, and everything still WAITING then
- * gets its jump in one batch of text pokes.  Whatever left WAITING during
+ * The optimizer: everything QUEUED becomes WAITING, the tasks that may
+ * be inside a region leave (no lock held meanwhile), and everything still
+ * WAITING then gets its jump in one batch of text pokes.  Whatever left WAITING during
  * the wait (disabled, unregistered, blocked) is simply not there.
  */
 static void kprobe_opt_run(struct work_struct *work)
@@ -388,11 +389,8 @@ static void kprobe_opt_run(struct work_struct *work)
 			return;
 	}
 
-	/*
-	 * A task preempted inside a region has not switched voluntarily; an
-	 * interrupt or a non-preemptible kernel holds the grace period too.
-	 */
-	synchronize_rcu_tasks();
+	/* No task may resume inside a region once its jump is in. */
+	kprobe_wait_tasks_out();
 
 	guard(mutex)(&kprobe_mutex);
 	if (list_empty(&kprobe_opt_waiting))

@@ -152,7 +152,7 @@ static unsigned int kprobe_slot_move(struct kprobe_insn_cache *c,
 /*
  * Make dirty slots reusable once no task can still be running in them.
  * Whoever frees a dirty slot may hold text_mutex, and slots are taken
- * under it: the wait, a tasks-RCU grace period, runs here with neither
+ * under it: the wait for tasks to leave runs here with neither
  * that nor any cache's mutex held.
  */
 static void kprobe_slot_reclaim(struct work_struct *work)
@@ -172,11 +172,8 @@ static void kprobe_slot_reclaim(struct work_struct *work)
 	lockdep_assert_not_held(&text_mutex);
 	for (i = 0; i < ARRAY_SIZE(kprobe_slot_caches); i++)
 		lockdep_assert_not_held(&kprobe_slot_caches[i]->mutex);
-	/* Out-of-line code may be preempted: plain RCU is not enough. */
-	if (IS_ENABLED(CONFIG_TASKS_RCU))
-		synchronize_rcu_tasks();
-	else
-		synchronize_rcu();
+	/* Out-of-line code may be preempted or interrupted. */
+	kprobe_wait_tasks_out();
 
 	for (i = 0; i < ARRAY_SIZE(kprobe_slot_caches); i++) {
 		c = kprobe_slot_caches[i];

@@ -201,7 +201,10 @@ $(findings "$KP_TMP/w1-findings")"
 # from harness/arch/ARCH.sh (one TCG thread on x86_64, for the reason
 # given there).  VARIANT "nopreempt" builds with CONFIG_PREEMPT_NONE
 # instead, where boosting and the kretprobe defaults take their other
-# branches (arm64's distro kernel is such a kernel).
+# branches (arm64's distro kernel is such a kernel), and with
+# CONFIG_DEBUG_ATOMIC_SLEEP, whose CONFIG_PREEMPT_COUNT lets RCU's tick
+# count an interrupted kernel context as quiescent: the waits for tasks
+# to leave probed code must not trust plain RCU there.
 check_kunit_py() {
 	local json=$1 variant=${2:-} rc=0 sfx=${2:+-$2}
 	local label=kunit.py-$KP_ARCH$sfx dir=$KP_OUT/kunit-$KP_ARCH$sfx
@@ -211,7 +214,8 @@ check_kunit_py() {
 		--make_options "CC=ccache ${KP_CROSS}gcc" --make_options "HOSTCC=ccache gcc"
 		--qemu_args "-smp 6")
 	if [ "$variant" = nopreempt ]; then
-		args+=(--kconfig_add CONFIG_PREEMPT_DYNAMIC=n --kconfig_add CONFIG_PREEMPT_NONE=y)
+		args+=(--kconfig_add CONFIG_PREEMPT_DYNAMIC=n --kconfig_add CONFIG_PREEMPT_NONE=y
+			--kconfig_add CONFIG_DEBUG_ATOMIC_SLEEP=y)
 	else
 		args+=(--kernel_args preempt=full)
 	fi
@@ -225,6 +229,10 @@ check_kunit_py() {
 	if [ "$variant" = nopreempt ] && ! grep -qx 'CONFIG_PREEMPT_NONE=y' "$dir/.config"; then
 		rc=1
 		echo "kunit.py's kernel came out with preemption; CONFIG_PREEMPT_NONE was asked for" >>"$log"
+	fi
+	if [ "$variant" = nopreempt ] && ! grep -qx 'CONFIG_PREEMPT_COUNT=y' "$dir/.config"; then
+		rc=1
+		echo "kunit.py's kernel came out without CONFIG_PREEMPT_COUNT; CONFIG_DEBUG_ATOMIC_SLEEP was asked for" >>"$log"
 	fi
 	python3 "$KP_HARNESS/lib/ktap.py" kunitpy "$dir/results.json" \
 		--label "$label" --log "$dir/test.log" --status "$rc" --output "$log" \

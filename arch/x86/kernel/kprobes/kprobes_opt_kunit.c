@@ -1183,8 +1183,9 @@ struct kpo_runner {
 
 /*
  * Copies without ever calling into the scheduler: a task the optimizer
- * must wait for.  It holds tasks RCU on any kernel, and plain RCU too on
- * one without preemption, where tasks RCU is plain RCU.
+ * must wait for on any kernel.  Without preemption, an interrupt may
+ * stop it inside the region, and RCU's tick may count that as quiescent
+ * (CONFIG_PREEMPT_COUNT): the wait must not end there either.
  */
 static int kpo_runner_fn(void *arg)
 {
@@ -1268,9 +1269,8 @@ static void opt_waits_for_running_task(struct kunit *test)
  * A task preempted in an aggregate's detour buffer may still hand the
  * aggregate to the handler path and, on arm, step the probed instruction
  * from the aggregate's slot.  So while a task that never switches
- * voluntarily holds tasks RCU, the slot stays taken after
- * unregister_kprobe() returns, and it is given back once that task is
- * gone.
+ * voluntarily runs, the slot stays taken after unregister_kprobe()
+ * returns, and it is given back once that task is gone.
  */
 static void opt_slot_kept_for_preempted_tasks(struct kunit *test)
 {
@@ -1281,12 +1281,6 @@ static void opt_slot_kept_for_preempted_tasks(struct kunit *test)
 	struct kpo_probe p;
 	bool kept;
 
-	/*
-	 * Without preemption no task stops inside a buffer, tasks RCU is
-	 * plain RCU, and the runner would hold unregister_kprobe() itself.
-	 */
-	if (!IS_ENABLED(CONFIG_TASKS_RCU))
-		kunit_skip(test, "no tasks RCU: no task is preempted in a detour buffer");
 	if (num_online_cpus() < 2 && !preempt_model_preemptible())
 		kunit_skip(test, "needs a second CPU or a preemptible kernel");
 
