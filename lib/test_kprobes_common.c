@@ -294,7 +294,10 @@ static const struct kpt_place_case kpt_place_cases[] = {
 
 KUNIT_ARRAY_PARAM_DESC(kpt_place_array, kpt_place_cases, desc);
 
-/* The parameters of a case run at each place, for every suite. */
+/*
+ * The parameters of a case run at each place, for every suite: the
+ * generator KUnit's macro writes is static to this file.
+ */
 const void *kpt_place_gen_params(const void *prev, char *desc)
 {
 	return kpt_place_array_gen_params(prev, desc);
