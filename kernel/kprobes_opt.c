@@ -374,8 +374,9 @@ EXPORT_SYMBOL_IF_KUNIT(kprobe_opt_reap_wait_kunit);
 /*
  * The optimizer: everything QUEUED becomes WAITING, the tasks that may
  * be inside a region leave (no lock held meanwhile), and everything still
- * WAITING then gets its jump in one batch of text pokes.  Whatever left WAITING during
- * the wait (disabled, unregistered, blocked) is simply not there.
+ * WAITING then gets its jump in one batch of text pokes.  Whatever left
+ * WAITING during the wait (disabled, unregistered, blocked) is simply not
+ * there.
  */
 static void kprobe_opt_run(struct work_struct *work)
 {
