@@ -1312,7 +1312,8 @@ static void opt_slot_kept_for_preempted_tasks(struct kunit *test)
 	kpo_runner_stop(t);
 	kprobe_opt_reap_wait_kunit();
 
-	KUNIT_EXPECT_TRUE_MSG(test, kept, "the slot was free while a task held tasks RCU");
+	KUNIT_EXPECT_TRUE_MSG(test, kept,
+			      "the slot was free while a task could still be in the buffer");
 	if (slot)
 		KUNIT_EXPECT_FALSE(test, kprobe_slot_taken_kunit(&kprobe_insn_slots, slot));
 	vfree(r.dst);
