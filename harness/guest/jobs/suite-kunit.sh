@@ -4,8 +4,9 @@
 # built differs per arch, see core_suites below), and each arch's beside
 # its backend: on x86_64 the instruction class and jump optimization cases
 # (arch/x86/kernel/kprobes/kprobes_{x86,opt}_kunit.c), on arm64 the
-# instruction class cases (arch/arm64/kernel/probes/kprobes_arm64_kunit.c).  Each arch's
-# own module is required there: a missing one fails.
+# instruction class and boosting cases
+# (arch/arm64/kernel/probes/kprobes_arm64{,_boost}_kunit.c).  Each arch's
+# own modules are required there: a missing one fails.
 . /kp/lib.sh
 
 OPT=/proc/sys/debug/kprobes-optimization
@@ -75,5 +76,10 @@ if [ "$(kp_arch)" = aarch64 ]; then
 		kunit_module kprobes_arm64_kunit modprobe kprobes_arm64_kunit
 	else
 		missing_suite kprobes_arm64_kunit "kprobes_arm64_kunit.ko was not built: it is built with CONFIG_KPROBES_SANITY_TEST by arch/arm64/kernel/probes/Makefile (harness/patches/20-arm64-probes-makefile-kunit.patch)"
+	fi
+	if built kprobes_arm64_boost_kunit; then
+		kunit_module kprobes_arm64_boost_kunit modprobe kprobes_arm64_boost_kunit
+	else
+		missing_suite kprobes_arm64_boost_kunit "kprobes_arm64_boost_kunit.ko was not built: it is built with CONFIG_KPROBES_SANITY_TEST by arch/arm64/kernel/probes/Makefile (harness/patches/20-arm64-probes-makefile-kunit.patch)"
 	fi
 fi

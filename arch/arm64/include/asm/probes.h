@@ -40,6 +40,9 @@ typedef u32 kprobe_opcode_t;
 /**
  * struct arch_specific_insn - arm64 state of one kprobe
  * @api: the decoded instruction and how to run it
+ * @boost_slot: for a stepped instruction that may also run with the
+ *	probed context's masks: a second copy, followed by a B back to the
+ *	next instruction, run when no post_handler waits; NULL otherwise
  * @in_handler: a stepped instruction that the BRK handler runs itself on
  *	the saved registers; its slot then ends in RET, not in a BRK
  * @ftrace_site: for a probe on a function's first instruction that fires
@@ -47,6 +50,7 @@ typedef u32 kprobe_opcode_t;
  */
 struct arch_specific_insn {
 	struct arch_probe_insn api;
+	kprobe_opcode_t *boost_slot;
 	bool in_handler;
 	unsigned long ftrace_site;
 };

@@ -11,7 +11,12 @@
  *  - stepped: the probed context resumes, still fully masked, at a slot
  *    holding the instruction followed by BRK #KPROBES_BRK_SS_IMM; that
  *    second BRK brings us back, the pc goes to the instruction after the
- *    probe, DAIF gets its value back and the post_handler runs.
+ *    probe, DAIF gets its value back and the post_handler runs;
+ *  - boosted: when no post_handler waits and the instruction may run
+ *    anywhere (kpa_boostable()), the hit is over before the instruction
+ *    runs, and the probed context resumes with its own masks at a second
+ *    copy followed by a B back to the next instruction: one exception
+ *    per hit instead of two.
  *
  * A probe hit while a handler runs or while an instruction is stepped
  * (a reentered hit) runs no handler and is counted in nmissed; its
@@ -25,11 +30,13 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/execmem.h>
 #include <linux/extable.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
 #include <linux/sched/debug.h>
+#include <linux/set_memory.h>
 
 #include <asm/daifflags.h>
 #include <asm/debug-monitors.h>
@@ -48,6 +55,63 @@ DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 static kprobe_opcode_t *kpa_slot_end(struct kprobe *p)
 {
 	return p->ainsn.api.insn + 1;
+}
+
+/**
+ * alloc_insn_page() - a page for arm64's instruction slots
+ *
+ * Taken where modules go rather than anywhere in vmalloc space: a boost
+ * slot branches back with a B, which reaches 128 MB either way, and the
+ * module area lies within that of the kernel image when it can.
+ *
+ * Return: the page, read-only and executable, or NULL.
+ */
+void *alloc_insn_page(void)
+{
+	void *page = execmem_alloc(EXECMEM_MODULE_TEXT, PAGE_SIZE);
+
+	if (page && set_memory_rox((unsigned long)page, 1)) {
+		execmem_free(page);
+		page = NULL;
+	}
+	return page;
+}
+
+/*
+ * A stepped instruction may also run with the probed context's own masks,
+ * the probe done with, unless a fault in it needs the probe to be mapped
+ * back to its address: an exception-table entry is looked up by the pc of
+ * the fault, which is then in the boost slot.  Register-only instructions
+ * run in the handler already cost one exception.
+ */
+static bool kpa_boostable(struct kprobe *p)
+{
+	return !p->ainsn.in_handler &&
+	       !search_exception_tables((unsigned long)p->addr);
+}
+
+/*
+ * The boost slot: the instruction, then a B to the one after the probe.
+ * Without one, when the slot lies out of the B's reach or no slot is
+ * left, every hit is stepped.
+ */
+static void kpa_prepare_boost(struct kprobe *p)
+{
+	kprobe_opcode_t *slot = get_insn_slot();
+	u32 back;
+
+	if (!slot)
+		return;
+	back = aarch64_insn_gen_branch_imm((unsigned long)(slot + 1),
+					   (unsigned long)(p->addr + 1),
+					   AARCH64_INSN_BRANCH_NOLINK);
+	if (back == AARCH64_BREAK_FAULT ||
+	    aarch64_insn_patch_text_nosync(slot, p->opcode) ||
+	    aarch64_insn_patch_text_nosync(slot + 1, back)) {
+		free_insn_slot(slot, 0);
+		return;
+	}
+	p->ainsn.boost_slot = slot;
 }
 
 static int kpa_prepare_slot(struct kprobe *p)
@@ -81,6 +145,8 @@ static int kpa_prepare_slot(struct kprobe *p)
 		return ret;
 	}
 	p->ainsn.api.insn = slot;
+	if (kpa_boostable(p))
+		kpa_prepare_boost(p);
 	return 0;
 }
 
@@ -100,6 +166,7 @@ int arch_prepare_kprobe(struct kprobe *p)
 
 	p->opcode = le32_to_cpu((__force __le32)*p->addr);
 	p->ainsn.api.insn = NULL;
+	p->ainsn.boost_slot = NULL;
 	p->ainsn.in_handler = false;
 	v = arm_kprobe_decode_insn(p->addr, &p->ainsn);
 	switch (v.class) {
@@ -194,6 +261,17 @@ void arch_disarm_kprobes(struct kprobe **entries, int num)
  */
 void arch_remove_kprobe(struct kprobe *p)
 {
+	/*
+	 * The step slot runs with every exception masked, and nothing is
+	 * left in it once the BRK is gone.  The boost slot runs with the
+	 * probed context's masks: a task interrupted, or preempted, in it
+	 * comes back later, so it is freed dirty, to be handed out again
+	 * only once no task can be there.
+	 */
+	if (p->ainsn.boost_slot) {
+		free_insn_slot(p->ainsn.boost_slot, 1);
+		p->ainsn.boost_slot = NULL;
+	}
 	if (!p->ainsn.api.insn)
 		return;
 	free_insn_slot(p->ainsn.api.insn, 0);
@@ -283,6 +361,23 @@ static void kpa_run_insn(struct kprobe *p, struct kprobe_ctlblk *kcb,
 NOKPROBE_SYMBOL(kpa_run_insn);
 
 /*
+ * Boost: with no post_handler to call after the instruction, the hit ends
+ * here and the copy that branches back by itself runs with the probed
+ * context's masks, so that an interrupt, or preemption, in it is as
+ * harmless as in the original.
+ */
+static nokprobe_inline bool kpa_boost(struct kprobe *p, struct pt_regs *regs)
+{
+	kprobe_opcode_t *slot = p->ainsn.boost_slot;
+
+	if (!slot || READ_ONCE(p->post_handler))
+		return false;
+	regs->pstate &= ~PSR_BTYPE_MASK;
+	instruction_pointer_set(regs, (unsigned long)slot);
+	return true;
+}
+
+/*
  * A hit on this CPU while another probe's handler or step is in
  * progress.  Only the instruction runs; the outer probe is parked in
  * kcb->outer.  A hit while a reentered one is stepped would mean a probe
@@ -298,6 +393,9 @@ static bool kpa_reenter(struct kprobe *p, struct kprobe_ctlblk *kcb,
 		return false;
 	}
 	kprobes_inc_nmissed_count(p);
+	/* Nothing of the outer probe's state is touched by a boost. */
+	if (kpa_boost(p, regs))
+		return true;
 	kcb->outer.kp = kprobe_running();
 	kcb->outer.status = kcb->kprobe_status;
 	kcb->outer.daif = kcb->saved_daif;
@@ -345,6 +443,10 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
 	if (p->pre_handler && p->pre_handler(p, regs)) {
 		/* The handler moved the pc: the instruction is skipped. */
+		kprobe_running_done();
+		return DBG_HOOK_HANDLED;
+	}
+	if (kpa_boost(p, regs)) {
 		kprobe_running_done();
 		return DBG_HOOK_HANDLED;
 	}

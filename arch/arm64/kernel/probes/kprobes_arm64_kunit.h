@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The test functions of kprobes_arm64_kunit.c, written in assembly there,
- * and the table of the probe points' offsets from kpa_text.
+ * The test functions of the arm64 KUnit suites, written in assembly in
+ * their files, and the table of kprobes_arm64_kunit.c's probe points'
+ * offsets from kpa_text.
  */
 #ifndef _ARM64_KPROBES_ARM64_KUNIT_H
 #define _ARM64_KPROBES_ARM64_KUNIT_H
@@ -40,5 +41,13 @@ void kpa_atomics(void);		/* never called: the CPU may lack LSE */
 /* ftrace sites: kpa_ft_marked() calls kpa_ft_target(), which is C */
 u64 kpa_ft_marked(u64 a);
 u64 kpa_ft_target(u64 a, u64 b, u64 c, u64 d, u64 e, u64 f, u64 g, u64 h);
+
+/* kprobes_arm64_boost_kunit.c: each probed at its second word */
+u64 kpb_load(const u64 *p);	/* *p + 1 */
+void kpb_store(u64 *p, u64 v);	/* *p = v */
+u64 kpb_push(u64 x);		/* x + 2, with a frame record pushed */
+u64 kpb_mrs(void);		/* current */
+u64 kpb_add(u64 x);		/* x + 7 */
+u64 kpb_fixup(const u64 *p);	/* *p; p itself if the load faults */
 
 #endif /* _ARM64_KPROBES_ARM64_KUNIT_H */
