@@ -62,7 +62,9 @@ static kprobe_opcode_t *kpa_slot_end(struct kprobe *p)
  *
  * Taken where modules go rather than anywhere in vmalloc space: a boost
  * slot branches back with a B, which reaches 128 MB either way, and the
- * module area lies within that of the kernel image when it can.
+ * module area lies within that of the kernel image when it can.  With
+ * RANDOMIZE_MODULE_REGION_FULL (Debian's arm64 kernel) it is a random
+ * 2 GB window around the image instead, and a slot may be out of reach.
  *
  * Return: the page, read-only and executable, or NULL.
  */
@@ -75,6 +77,14 @@ void *alloc_insn_page(void)
 		page = NULL;
 	}
 	return page;
+}
+
+/* Whether a B at @from reaches @to. */
+static bool kpa_b_reaches(kprobe_opcode_t *from, kprobe_opcode_t *to)
+{
+	long offset = (long)to - (long)from;
+
+	return offset >= -SZ_128M && offset < SZ_128M;
 }
 
 /*
@@ -102,6 +112,11 @@ static void kpa_prepare_boost(struct kprobe *p)
 
 	if (!slot)
 		return;
+	/* Checked first: the encoder logs an error for every miss. */
+	if (!kpa_b_reaches(slot + 1, p->addr + 1)) {
+		free_insn_slot(slot, 0);
+		return;
+	}
 	back = aarch64_insn_gen_branch_imm((unsigned long)(slot + 1),
 					   (unsigned long)(p->addr + 1),
 					   AARCH64_INSN_BRANCH_NOLINK);
