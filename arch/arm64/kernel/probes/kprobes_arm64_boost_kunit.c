@@ -421,12 +421,11 @@ static void boost_preempted_in_slot(struct kunit *test)
 	c->bp.kp.addr = kpb_site(kpb_load);
 	c->bp.kp.pre_handler = kpb_catch_pre;
 	KUNIT_ASSERT_EQ(test, register_kprobe(&c->bp.kp), 0);
+	/* Unregistered however the case ends, before @c is freed. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpb_unregister_action,
+							&c->bp.kp), 0);
 	slot = c->bp.kp.ainsn.boost_slot;
-	if (!slot) {
-		unregister_kprobe(&c->bp.kp);
-		KUNIT_FAIL(test, "the load got no boost slot");
-		return;
-	}
+	KUNIT_ASSERT_NOT_NULL_MSG(test, slot, "the load got no boost slot");
 
 	/* The runner and the hog share a CPU this case does not run on. */
 	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current,
@@ -439,7 +438,6 @@ static void boost_preempted_in_slot(struct kunit *test)
 	runner = kthread_create(kpb_runner_fn, c, "kp-boost-runner");
 	if (IS_ERR(runner)) {
 		kthread_stop(c->hog);
-		unregister_kprobe(&c->bp.kp);
 		KUNIT_FAIL(test, "no runner thread");
 		return;
 	}
@@ -450,7 +448,7 @@ static void boost_preempted_in_slot(struct kunit *test)
 	usleep_range(5000, 6000);
 	WRITE_ONCE(c->armed, true);
 	in_slot = kpb_wait_for(&c->hog_spin, true) && kpb_task_in(runner, slot);
-	unregister_kprobe(&c->bp.kp);
+	kunit_release_action(test, kpb_unregister_action, &c->bp.kp);
 	taken = kprobe_slot_taken_kunit(&kprobe_insn_slots, slot);
 	/* It counts only if the runner stayed there all along. */
 	still_in = READ_ONCE(c->hog_spin) && kpb_task_in(runner, slot);
