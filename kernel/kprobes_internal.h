@@ -237,6 +237,19 @@ static inline void arch_kprobe_batch_begin(void) { }
 static inline void arch_kprobe_batch_end(void) { }
 #endif
 
+#ifndef arch_alloc_insn_page_within
+/*
+ * One executable page for instruction slots, inside [@start, @end), or
+ * NULL.  Only an architecture whose slots branch back with a short reach
+ * and whose slot pages may otherwise land out of it needs one.
+ */
+static inline void *arch_alloc_insn_page_within(unsigned long start,
+						unsigned long end)
+{
+	return NULL;
+}
+#endif
+
 /* kprobes_batch.c: one pass over the text for many probes */
 extern bool kprobe_batching;
 /*

@@ -86,19 +86,21 @@ static void kprobe_slot_page_idle(struct kprobe_insn_cache *c,
 	}
 }
 
-static struct kprobe_slot_page *kprobe_slot_page_new(struct kprobe_insn_cache *c)
+/* Cut @base, a new page from the architecture (or NULL), into slots. */
+static struct kprobe_slot_page *kprobe_slot_page_add(struct kprobe_insn_cache *c,
+						     void *base)
 {
 	unsigned int n = kprobe_slots_per_page(c);
 	struct kprobe_slot_page *page;
 
-	page = kzalloc(struct_size(page, state, n), GFP_KERNEL);
-	if (!page)
+	if (!base)
 		return NULL;
-	page->base = c->alloc();
-	if (!page->base) {
-		kfree(page);
+	page = kzalloc(struct_size(page, state, n), GFP_KERNEL);
+	if (!page) {
+		c->free(base);
 		return NULL;
 	}
+	page->base = base;
 	list_add_rcu(&page->node, &c->pages);
 	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL,
 			   (unsigned long)page->base, PAGE_SIZE, false, c->sym);
@@ -203,10 +205,46 @@ kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c)
 		if (slot)
 			return slot;
 	}
-	page = kprobe_slot_page_new(c);
+	page = kprobe_slot_page_add(c, c->alloc());
 	return page ? kprobe_slot_take(c, page) : NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(__get_insn_slot);
+
+/**
+ * __get_insn_slot_within() - take a slot that lies inside an address range
+ * @c: the cache
+ * @start: the lowest address the slot's page may start at
+ * @end: the address the slot's page must end at or before
+ *
+ * For a slot that branches back to its probe with a branch of limited
+ * reach.  It is cut from a page of @c inside the range, or else from a
+ * page the architecture allocates there (arch_alloc_insn_page_within()),
+ * which then serves any request on @c: one list of pages, so dirty slots
+ * are reclaimed as they are for every other slot.
+ *
+ * Return: the slot, or NULL when no page inside the range has a free slot
+ * and none could be allocated there.
+ */
+kprobe_opcode_t *__get_insn_slot_within(struct kprobe_insn_cache *c,
+					unsigned long start, unsigned long end)
+{
+	struct kprobe_slot_page *page;
+	kprobe_opcode_t *slot;
+	unsigned long base;
+
+	guard(mutex)(&c->mutex);
+	list_for_each_entry(page, &c->pages, node) {
+		base = (unsigned long)page->base;
+		if (base < start || base + PAGE_SIZE > end)
+			continue;
+		slot = kprobe_slot_take(c, page);
+		if (slot)
+			return slot;
+	}
+	page = kprobe_slot_page_add(c, arch_alloc_insn_page_within(start, end));
+	return page ? kprobe_slot_take(c, page) : NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(__get_insn_slot_within);
 
 /* The page of @c that holds @slot, and the slot's index in it. */
 static struct kprobe_slot_page *

@@ -508,6 +508,8 @@ struct kprobe_insn_cache {
 
 #ifdef __ARCH_WANT_KPROBES_INSN_SLOT
 kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c);
+kprobe_opcode_t *__get_insn_slot_within(struct kprobe_insn_cache *c,
+					unsigned long start, unsigned long end);
 void __free_insn_slot(struct kprobe_insn_cache *c, kprobe_opcode_t *slot,
 		      int dirty);
 /* Safe from any context: it neither sleeps nor takes a lock. */
