@@ -68,6 +68,9 @@ void __kretprobe_trampoline(void);
 /* Run the one-instruction slot @slot (ending in RET) on @regs. */
 void arm64_kprobe_run_insn(struct pt_regs *regs, kprobe_opcode_t *slot);
 unsigned long arm64_kretprobe_return(struct pt_regs *regs);
+/* Boost slots within a B of their probe (kprobes.c). */
+void *arch_alloc_insn_page_within(unsigned long start, unsigned long end);
+#define arch_alloc_insn_page_within arch_alloc_insn_page_within
 /* A batch's BRKs written with one stop_machine (the default: one each). */
 void arch_arm_kprobes(struct kprobe **entries, int num);
 #define arch_arm_kprobes arch_arm_kprobes

@@ -30,13 +30,12 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
-#include <linux/execmem.h>
 #include <linux/extable.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
 #include <linux/sched/debug.h>
-#include <linux/set_memory.h>
+#include <linux/vmalloc.h>
 
 #include <asm/daifflags.h>
 #include <asm/debug-monitors.h>
@@ -58,25 +57,28 @@ static kprobe_opcode_t *kpa_slot_end(struct kprobe *p)
 }
 
 /**
- * alloc_insn_page() - a page for arm64's instruction slots
+ * arch_alloc_insn_page_within() - a slot page inside an address range
+ * @start: the lowest address the page may start at
+ * @end: the address the page must end at or before
  *
- * Taken where modules go rather than anywhere in vmalloc space: a boost
- * slot branches back with a B, which reaches 128 MB either way, and the
- * module area lies within that of the kernel image when it can.  With
- * RANDOMIZE_MODULE_REGION_FULL (Debian's arm64 kernel) it is a random
- * 2 GB window around the image instead, and a slot may be out of reach.
+ * A boost slot branches back to its probe with a B, which reaches 128 MB
+ * either way.  Neither execmem's kprobes range (all of vmalloc space) nor
+ * its module range (with RANDOMIZE_MODULE_REGION_FULL, Debian's choice, a
+ * random 2 GB window around the kernel image) keeps a page that close, so
+ * boost slots come from pages taken here, in the part of the range that
+ * vmalloc space covers (modules, then the kernel image, then the rest).
  *
  * Return: the page, read-only and executable, or NULL.
  */
-void *alloc_insn_page(void)
+void *arch_alloc_insn_page_within(unsigned long start, unsigned long end)
 {
-	void *page = execmem_alloc(EXECMEM_MODULE_TEXT, PAGE_SIZE);
-
-	if (page && set_memory_rox((unsigned long)page, 1)) {
-		execmem_free(page);
-		page = NULL;
-	}
-	return page;
+	start = max(start, MODULES_VADDR);
+	end = min(end, VMALLOC_END);
+	if (start >= end)
+		return NULL;
+	return __vmalloc_node_range(PAGE_SIZE, PAGE_SIZE, start, end, GFP_KERNEL,
+				    PAGE_KERNEL_ROX, VM_FLUSH_RESET_PERMS,
+				    NUMA_NO_NODE, __builtin_return_address(0));
 }
 
 /* Whether a B at @from reaches @to. */
@@ -107,13 +109,21 @@ static bool kpa_boostable(struct kprobe *p)
  */
 static void kpa_prepare_boost(struct kprobe *p)
 {
-	kprobe_opcode_t *slot = get_insn_slot();
+	unsigned long addr = (unsigned long)p->addr;
+	kprobe_opcode_t *slot;
 	u32 back;
 
+	/*
+	 * The B at slot + 1 goes to p->addr + 1: the slot's page lies less
+	 * than 128 MB from the probe, minus a page for the slot's offset.
+	 */
+	slot = __get_insn_slot_within(&kprobe_insn_slots,
+				      addr - (SZ_128M - PAGE_SIZE),
+				      addr + (SZ_128M - PAGE_SIZE));
 	if (!slot)
 		return;
 	/* Checked first: the encoder logs an error for every miss. */
-	if (!kpa_b_reaches(slot + 1, p->addr + 1)) {
+	if (WARN_ON_ONCE(!kpa_b_reaches(slot + 1, p->addr + 1))) {
 		free_insn_slot(slot, 0);
 		return;
 	}

@@ -2,8 +2,8 @@
 /*
  * KUnit cases for arm64 boosting: which stepped instructions get a boost
  * slot, what a boosted hit does, a boosted probe hit from inside another
- * probe's handler, and a task preempted inside a boost slot whose probe
- * goes away under it.
+ * probe's handler, a boost slot for the kernel image's text, and a task
+ * preempted inside a boost slot whose probe goes away under it.
  *
  * Each test function below opens with a BTI landing pad, and its probed
  * instruction is the next word.
@@ -12,6 +12,7 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/extable.h>
 #include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
@@ -252,6 +253,56 @@ static void boost_post_handler_joins(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->post), 1);
 }
 
+static int kpb_clone_fn(void *done)
+{
+	complete(done);
+	return 0;
+}
+
+/* How far into kernel_clone() to look for a boostable instruction. */
+#define KPB_TEXT_WORDS	32
+
+/*
+ * A probe on the kernel image's own text, not on module text as every
+ * other case here may be, boosts too: its boost slot comes from a page
+ * within a B of the probe even where the module area lies out of reach
+ * (RANDOMIZE_MODULE_REGION_FULL with KASLR).  kernel_clone() is hit by
+ * the kthread made here.
+ */
+static void boost_reaches_kernel_text(struct kunit *test)
+{
+	struct kpb_probe *bp = kunit_kzalloc(test, sizeof(*bp), GFP_KERNEL);
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct task_struct *t;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, bp);
+	bp->kp.symbol_name = "kernel_clone";
+	bp->kp.pre_handler = kpb_pre;
+	for (i = 0; i < KPB_TEXT_WORDS; i++) {
+		bp->kp.offset = i * AARCH64_INSN_SIZE;
+		bp->kp.addr = NULL;
+		bp->kp.flags = 0;
+		if (register_kprobe(&bp->kp))
+			continue;
+		if (bp->kp.ainsn.api.insn && !bp->kp.ainsn.in_handler &&
+		    !search_exception_tables((unsigned long)bp->kp.addr))
+			break;
+		unregister_kprobe(&bp->kp);
+	}
+	KUNIT_ASSERT_LT_MSG(test, i, KPB_TEXT_WORDS,
+			    "no stepped instruction in kernel_clone()'s first %d",
+			    KPB_TEXT_WORDS);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpb_unregister_action,
+							&bp->kp), 0);
+	kpb_expect_boost_slot(test, &bp->kp);
+
+	t = kthread_run(kpb_clone_fn, &done, "kpb_clone");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&done);
+	KUNIT_EXPECT_GE(test, atomic_read(&bp->pre), 1);
+}
+
 /* What the outer probe's pre_handler got from the boosted function. */
 static u64 kpb_inner_got;
 
@@ -474,6 +525,7 @@ static struct kunit_case kpb_cases[] = {
 	KUNIT_CASE_PARAM(boost_by_class, kpb_class_gen_params),
 	KUNIT_CASE(boost_post_handler_joins),
 	KUNIT_CASE(boost_reentered),
+	KUNIT_CASE(boost_reaches_kernel_text),
 	KUNIT_CASE_ATTR(boost_preempted_in_slot, { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };
