@@ -68,6 +68,45 @@ void __kretprobe_trampoline(void);
 /* Run the one-instruction slot @slot (ending in RET) on @regs. */
 void arm64_kprobe_run_insn(struct pt_regs *regs, kprobe_opcode_t *slot);
 unsigned long arm64_kretprobe_return(struct pt_regs *regs);
+/* Text writes batched under one stop_machine() (kprobes.c). */
+void arm64_kprobe_poke_queue(kprobe_opcode_t *addr, u32 insn);
+void arm64_kprobe_poke_flush(void);
+
+#ifdef CONFIG_OPTPROBES
+struct optimized_kprobe;
+
+/* An optimized probe displaces one instruction: its B replaces the BRK. */
+#define MAX_OPTIMIZED_LENGTH	AARCH64_INSN_SIZE
+/* The words of a detour (kprobes_opt.c), literals included. */
+#define MAX_OPTINSN_SIZE	22
+
+/**
+ * struct arch_optimized_insn - arm64 state of an optimized probe
+ * @detour: the probe's detour, within a B of it; NULL until prepared
+ */
+struct arch_optimized_insn {
+	kprobe_opcode_t *detour;
+};
+
+/* A one-instruction region has no middle for a task to wait in. */
+static inline bool arch_optimized_kprobe_needs_wait(struct optimized_kprobe *op)
+{
+	return false;
+}
+
+#define arch_optimized_kprobe_needs_wait arch_optimized_kprobe_needs_wait
+
+bool arm64_kprobe_detour_moved(struct pt_regs *regs);
+/* Every detour calls the first, which calls the second (kprobes_opt.c). */
+void arm64_kprobe_detour_common(void);
+int arm64_kprobe_detour_enter(struct optimized_kprobe *op, struct pt_regs *regs);
+#else
+static inline bool arm64_kprobe_detour_moved(struct pt_regs *regs)
+{
+	return false;
+}
+#endif
+
 /* Boost slots within a B of their probe (kprobes.c). */
 void *arch_alloc_insn_page_within(unsigned long start, unsigned long end);
 #define arch_alloc_insn_page_within arch_alloc_insn_page_within

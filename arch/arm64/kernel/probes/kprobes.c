@@ -33,6 +33,7 @@
 #include <linux/extable.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/memory.h>
 #include <linux/ptrace.h>
 #include <linux/sched/debug.h>
 #include <linux/vmalloc.h>
@@ -243,21 +244,46 @@ void arch_disarm_kprobe(struct kprobe *p)
 
 static void *kpa_poke_addrs[KPROBE_PATCH_CHUNK];
 static u32 kpa_poke_insns[KPROBE_PATCH_CHUNK];
+static int kpa_poke_count;
+
+/**
+ * arm64_kprobe_poke_flush() - write the instructions queued so far
+ *
+ * With text_mutex and cpus_read_lock() held, as for every queued one.
+ */
+void arm64_kprobe_poke_flush(void)
+{
+	lockdep_assert_held(&text_mutex);
+	if (kpa_poke_count)
+		aarch64_insn_patch_text(kpa_poke_addrs, kpa_poke_insns,
+					kpa_poke_count);
+	kpa_poke_count = 0;
+}
+
+/**
+ * arm64_kprobe_poke_queue() - queue a write of @insn at @addr
+ * @addr: a probe address
+ * @insn: a BRK, a B, or the probed instruction
+ *
+ * Written by arm64_kprobe_poke_flush(), or here once the queue is full.
+ */
+void arm64_kprobe_poke_queue(kprobe_opcode_t *addr, u32 insn)
+{
+	lockdep_assert_held(&text_mutex);
+	kpa_poke_addrs[kpa_poke_count] = addr;
+	kpa_poke_insns[kpa_poke_count] = insn;
+	if (++kpa_poke_count == KPROBE_PATCH_CHUNK)
+		arm64_kprobe_poke_flush();
+}
 
 static void kpa_poke_probes(struct kprobe **ps, int num, bool arm)
 {
-	int i, n;
+	int i;
 
-	while (num > 0) {
-		n = min(num, KPROBE_PATCH_CHUNK);
-		for (i = 0; i < n; i++) {
-			kpa_poke_addrs[i] = ps[i]->addr;
-			kpa_poke_insns[i] = arm ? BRK64_OPCODE_KPROBES : ps[i]->opcode;
-		}
-		aarch64_insn_patch_text(kpa_poke_addrs, kpa_poke_insns, n);
-		ps += n;
-		num -= n;
-	}
+	for (i = 0; i < num; i++)
+		arm64_kprobe_poke_queue(ps[i]->addr,
+					arm ? BRK64_OPCODE_KPROBES : ps[i]->opcode);
+	arm64_kprobe_poke_flush();
 }
 
 /**
@@ -489,8 +515,10 @@ NOKPROBE_SYMBOL(kprobe_brk_handler);
  * @regs: the probed context, at the slot's second word
  * @esr: the exception syndrome
  *
- * Return: DBG_HOOK_HANDLED, or DBG_HOOK_ERROR when no step was expected
- * there.
+ * A detour's BRK for a moved pc (kprobes_opt.c) has the same immediate.
+ *
+ * Return: DBG_HOOK_HANDLED, or DBG_HOOK_ERROR when neither a step nor a
+ * detour ends there.
  */
 int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
 {
@@ -499,7 +527,9 @@ int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
 
 	if (!p || !(kcb->kprobe_status & (KPROBE_HIT_SS | KPROBE_REENTER)) ||
 	    instruction_pointer(regs) != (unsigned long)kpa_slot_end(p))
-		return DBG_HOOK_ERROR;
+		/* Or a detour's, going on where a pre_handler moved the pc. */
+		return arm64_kprobe_detour_moved(regs) ? DBG_HOOK_HANDLED :
+							 DBG_HOOK_ERROR;
 
 	kpa_step_unmask(kcb, regs);
 	instruction_pointer_set(regs, (unsigned long)(p->addr + 1));

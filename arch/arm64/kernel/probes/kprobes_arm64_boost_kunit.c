@@ -25,7 +25,7 @@
 
 #include "kprobes_arm64_kunit.h"
 
-/* kprobe_slot_taken_kunit(), exported for the KUnit suites only */
+/* kprobe_slot_taken_kunit() and the optimization sysctl, for KUnit only */
 #include "../../../../kernel/kprobes_internal.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
@@ -530,8 +530,26 @@ static struct kunit_case kpb_cases[] = {
 	{}
 };
 
+/*
+ * Boosting is what a BRK probe does: jump optimization (always built on
+ * arm64), which would take the hits away from the BRK, stays off while the
+ * suite runs.
+ */
+static int kpb_suite_init(struct kunit_suite *suite)
+{
+	kprobe_opt_set_enabled(false);
+	return 0;
+}
+
+static void kpb_suite_exit(struct kunit_suite *suite)
+{
+	kprobe_opt_set_enabled(true);
+}
+
 static struct kunit_suite kpb_suite = {
 	.name = "kprobes_arm64_boost",
+	.suite_init = kpb_suite_init,
+	.suite_exit = kpb_suite_exit,
 	.test_cases = kpb_cases,
 };
 

@@ -50,4 +50,28 @@ u64 kpb_mrs(void);		/* current */
 u64 kpb_add(u64 x);		/* x + 7 */
 u64 kpb_fixup(const u64 *p);	/* *p; p itself if the load faults */
 
+/* kprobes_arm64_opt_kunit.c: the probed word is given with each */
+u64 kpo_load(const u64 *p);		/* *p + 1; word 1 (LDR) probed */
+u64 kpo_nop(u64 x);			/* x + 4; word 1 (NOP) probed */
+u64 kpo_adr(void);			/* its own address; word 1 (ADR) */
+u64 kpo_fixup(const u64 *p);		/* *p, or p if the load faults */
+u64 kpo_pad(u64 x);			/* x + 6; word 0 (BTI C) probed */
+u64 kpo_flags(u64 a, u64 b);		/* a == b; word 2 (MOV) probed */
+u64 kpo_regs(u64 x);			/* x + 9; word 1 (ADD) probed */
+u64 kpo_moved(u64 a, u64 b);		/* a + b, or what a handler moved to */
+u64 kpo_entry(u64 x);			/* x + 2; word 0 (STP) probed */
+u64 kpo_b(u64 x);			/* x + 1; word 1 (B) */
+u64 kpo_bcond(u64 x);			/* x == 5; word 2 (B.EQ) */
+u64 kpo_cbz(u64 x);			/* x ? 7 : 9; word 1 (CBZ) */
+u64 kpo_tbnz(u64 x);			/* bit 3 of x ? 9 : 7; word 1 (TBNZ) */
+u64 kpo_bl(u64 x);			/* x + 3; word 3 (BL kpo_callee) */
+u64 kpo_blr(u64 x, u64 (*fn)(u64));	/* fn(x); word 3 (BLR x1) */
+u64 kpo_callee(u64 x);			/* x + 2 */
+u64 kpo_adrp(void);			/* its own page; word 1 (ADRP) */
+u64 kpo_ldr_x(void);			/* a literal quad; word 1 */
+u64 kpo_ldr_w(void);			/* a literal word; word 1 */
+u64 kpo_ldrsw(void);			/* that word, sign-extended; word 1 */
+u64 kpo_ret(void);			/* 11; word 2 (RET) */
+extern char kpo_moved_to[];	/* where a handler moves kpo_moved */
+
 #endif /* _ARM64_KPROBES_ARM64_KUNIT_H */

@@ -229,3 +229,52 @@ SYM_CODE_START(arch_kprobe_ftrace_caller)
 SYM_CODE_END(arch_kprobe_ftrace_caller)
 NOKPROBE(arch_kprobe_ftrace_caller)
 #endif /* CONFIG_KPROBES_ON_FTRACE_DIRECT */
+
+#ifdef CONFIG_OPTPROBES
+/*
+ * arm64_kprobe_detour_common: the part every detour shares (kprobes_opt.c).  The
+ * detour calls it with BLR x30, having made a frame of KPD_FRAME bytes
+ * below the probed context's sp and put x0, x1 and x30 in its pt_regs;
+ * x0 holds the optimized_kprobe, x1 the probe address.  Every other
+ * register is still the probed context's.
+ *
+ * The rest of pt_regs is filled in as at the ftrace site (pc the probe,
+ * sp the context's, pstate EL1h with the live flags and DAIF bits), with
+ * a frame record naming the probe chained to the context's x29, and
+ * arm64_kprobe_detour_enter(op, regs) runs the hit.  x2 to x29 and the condition
+ * flags, which may be live at the probe unlike at a function's entry or
+ * return, come back from pt_regs as the handlers left them; x0 is what
+ * arm64_kprobe_detour_enter() returned.  The detour reloads x0, x1 and x30 itself.
+ */
+#define KPD_FRAME	(PT_REGS_SIZE + 16)
+#define KPD_RETURN	PT_REGS_SIZE
+
+SYM_FUNC_START(arm64_kprobe_detour_common)
+	kp_x2_x15 stp, sp
+	stp	x16, x17, [sp, #S_X16]
+	kp_x18_x29 stp, sp
+	str	x30, [sp, #KPD_RETURN]
+
+	add	x9, sp, #KPD_FRAME
+	str	x9, [sp, #S_SP]
+	kp_el1h_pstate x10, x11
+	stp	x1, x10, [sp, #S_PC]
+	kp_regs_rest sp, x11, w11
+
+	stp	x29, x1, [sp, #S_STACKFRAME]
+	add	x29, sp, #S_STACKFRAME
+
+	mov	x1, sp
+	bl	arm64_kprobe_detour_enter
+
+	/* The condition flags may be live here: the handlers' values. */
+	ldr	x9, [sp, #S_PSTATE]
+	msr	nzcv, x9
+	kp_x2_x15 ldp, sp
+	ldp	x16, x17, [sp, #S_X16]
+	kp_x18_x29 ldp, sp
+	ldr	x30, [sp, #KPD_RETURN]
+	ret
+SYM_FUNC_END(arm64_kprobe_detour_common)
+NOKPROBE(arm64_kprobe_detour_common)
+#endif /* CONFIG_OPTPROBES */
