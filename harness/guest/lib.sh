@@ -36,12 +36,12 @@ to_kmsg() {
 	done
 }
 
-# The series' design, per arch: of its own backends, x86's optimizes (on
-# x86_64 and i386), arm64's does not.  Where it is by design, its sysctl
-# and its tests must be there; their absence is a failure, not a skip.
+# The series' design, per arch: its own backends optimize, x86's (on
+# x86_64 and i386) and arm64's.  Where it is by design, its sysctl and its
+# tests must be there; their absence is a failure, not a skip.
 arch_optimizes() {
 	case $(kp_arch) in
-	x86_64 | i?86) return 0 ;;
+	x86_64 | i?86 | aarch64) return 0 ;;
 	esac
 	return 1
 }

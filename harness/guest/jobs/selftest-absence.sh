@@ -32,6 +32,7 @@ kunit_modules_missing() {
 		grep -qx 'not ok 1 kprobes_x86_kunit' /tmp/kunit.out &&
 		grep -qx 'not ok 1 kprobes_arm64_kunit' /tmp/kunit-arm64.out &&
 		grep -qx 'not ok 1 kprobes_arm64_boost_kunit' /tmp/kunit-arm64.out &&
+		grep -qx 'not ok 1 kprobes_arm64_opt_kunit' /tmp/kunit-arm64.out &&
 		! grep -q SKIP /tmp/kunit.out &&
 		! grep SKIP /tmp/kunit-arm64.out | grep -qv '^ok 1 kprobes_opt_kunit # SKIP' ||
 		{ show /tmp/kunit.out; show /tmp/kunit-arm64.out; return 1; }

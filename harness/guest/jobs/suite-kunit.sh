@@ -61,7 +61,9 @@ elif [ -e $OPT ]; then
 	# reaches it, on module text.
 	say "KTAP version 1"
 	say "1..1"
-	if arch_optimizes; then
+	if [ "$(kp_arch)" = aarch64 ]; then
+		say "ok 1 kprobes_opt_kunit # SKIP its cases are x86_64 assembly; arm64's optimizer has its own suite, kprobes_arm64_opt"
+	elif arch_optimizes; then
 		say "ok 1 kprobes_opt_kunit # SKIP its cases are x86_64 assembly; on $(kp_arch) the x86 optimizer is tested by the kselftest"
 	else
 		say "ok 1 kprobes_opt_kunit # SKIP it tests the series' x86 optimizer; $(kp_arch)'s optimizer is its own backend's, tested by the kselftest"
@@ -81,5 +83,10 @@ if [ "$(kp_arch)" = aarch64 ]; then
 		kunit_module kprobes_arm64_boost_kunit modprobe kprobes_arm64_boost_kunit
 	else
 		missing_suite kprobes_arm64_boost_kunit "kprobes_arm64_boost_kunit.ko was not built: it is built with CONFIG_KPROBES_SANITY_TEST by arch/arm64/kernel/probes/Makefile (harness/patches/20-arm64-probes-makefile-kunit.patch)"
+	fi
+	if built kprobes_arm64_opt_kunit; then
+		kunit_module kprobes_arm64_opt_kunit modprobe kprobes_arm64_opt_kunit
+	else
+		missing_suite kprobes_arm64_opt_kunit "kprobes_arm64_opt_kunit.ko was not built: arm64 optimizes by design, and the suite is built with CONFIG_KPROBES_SANITY_TEST and CONFIG_OPTPROBES by arch/arm64/kernel/probes/Makefile (harness/patches/24-arm64-optprobes.patch)"
 	fi
 fi

@@ -206,8 +206,10 @@ static const char *patch_mode(struct kprobe *p)
 	if (b[0] == 0xe9)
 		return "jump";
 #elif defined(CONFIG_ARM64)
-	if ((*(const u32 *)b & 0xffe0001f) == 0xd4200000)
+	if (aarch64_insn_is_brk(le32_to_cpu(*(const __le32 *)b)))
 		return "brk";
+	if (aarch64_insn_is_b(le32_to_cpu(*(const __le32 *)b)))
+		return "jump";
 #endif
 	return "other";
 }
