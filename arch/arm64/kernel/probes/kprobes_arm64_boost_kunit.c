@@ -12,7 +12,6 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
-#include <linux/extable.h>
 #include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
@@ -285,8 +284,8 @@ static void boost_reaches_kernel_text(struct kunit *test)
 		bp->kp.flags = 0;
 		if (register_kprobe(&bp->kp))
 			continue;
-		if (bp->kp.ainsn.api.insn && !bp->kp.ainsn.in_handler &&
-		    !search_exception_tables((unsigned long)bp->kp.addr))
+		/* A function's prologue has no exception-table entry. */
+		if (bp->kp.ainsn.api.insn && !bp->kp.ainsn.in_handler)
 			break;
 		unregister_kprobe(&bp->kp);
 	}
