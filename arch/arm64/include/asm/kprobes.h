@@ -78,7 +78,7 @@ struct optimized_kprobe;
 /* An optimized probe displaces one instruction: its B replaces the BRK. */
 #define MAX_OPTIMIZED_LENGTH	AARCH64_INSN_SIZE
 /* The words of a detour (kprobes_opt.c), literals included. */
-#define MAX_OPTINSN_SIZE	22
+#define MAX_OPTINSN_SIZE	24
 
 /**
  * struct arch_optimized_insn - arm64 state of an optimized probe
@@ -96,6 +96,16 @@ static inline bool arch_optimized_kprobe_needs_wait(struct optimized_kprobe *op)
 
 #define arch_optimized_kprobe_needs_wait arch_optimized_kprobe_needs_wait
 
+/*
+ * A hit whose pre_handler moved the pc: where it goes on, and its pstate,
+ * from arm64_kprobe_detour_common to the detour's BRK (kprobes_opt.c).
+ */
+struct arm64_kprobe_moved {
+	unsigned long pc;
+	unsigned long pstate;
+};
+
+DECLARE_PER_CPU(struct arm64_kprobe_moved, arm64_kprobe_moved);
 bool arm64_kprobe_detour_moved(struct pt_regs *regs);
 /* Every detour calls the first, which calls the second (kprobes_opt.c). */
 void arm64_kprobe_detour_common(void);

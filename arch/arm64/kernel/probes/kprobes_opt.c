@@ -18,15 +18,18 @@
  *	<the probed instruction, or up to three that stand for it>
  *	b	<probe address + 4>
  * moved:
+ *	ldr	x30, [sp, #S_LR]
+ *	ldp	x0, x1, [sp], #KPA_DETOUR_FRAME
  *	brk	#KPROBES_BRK_SS_IMM
  *
  * No register is borrowed at the probe's instruction boundary, where any
  * may be live (x16 and x17 included): the detour only uses the stack,
  * which the kernel keeps 16-byte aligned with nothing live below sp.
  * Going on at a pc a pre_handler chose needs an indirect branch, so a
- * register; rather than clobber one, that rare case ends in a BRK, whose
- * handler (arm64_kprobe_detour_moved()) loads every register from the
- * detour's pt_regs and resumes at its pc.
+ * register; rather than clobber one, that rare case ends in a BRK: with
+ * every register restored and every exception masked, the new pc waits in
+ * a per-CPU record for the BRK's handler (arm64_kprobe_detour_moved()),
+ * which resumes there with the context's interrupt mask.
  *
  * What is stepped out of line runs in the detour as it is, and so do the
  * steppable hints and RET, BR and their PAC forms.  What reads the pc is
@@ -60,6 +63,7 @@
 #include <linux/sizes.h>
 #include <linux/string.h>
 
+#include <asm/daifflags.h>
 #include <asm/debug-monitors.h>
 #include <asm/insn.h>
 #include <asm/patching.h>
@@ -88,7 +92,9 @@ enum {
 	KPA_D_RESTORE,
 	KPA_D_INSN,		/* the instruction, or what stands for it */
 	KPA_D_BACK = KPA_D_INSN + KPA_D_INSN_WORDS,
-	KPA_D_MOVED,
+	KPA_D_MOVED,		/* a pre_handler moved the pc: */
+	KPA_D_MOVED_RESTORE,	/* the frame goes too, */
+	KPA_D_MOVED_BRK,	/* then the BRK that goes there */
 	KPA_D_LIT_OP,
 	KPA_D_LIT_ADDR = KPA_D_LIT_OP + 2,
 	KPA_D_LIT_COMMON = KPA_D_LIT_ADDR + 2,
@@ -183,33 +189,41 @@ int notrace arm64_kprobe_detour_enter(struct optimized_kprobe *op, struct pt_reg
 }
 NOKPROBE_SYMBOL(arm64_kprobe_detour_enter);
 
+/*
+ * Where a hit whose pre_handler moved the pc goes on, and the pstate it
+ * had: arm64_kprobe_detour_common writes it with every exception masked,
+ * and so it stays until the detour's BRK (arm64_kprobe_detour_moved())
+ * reads it, on the same CPU.
+ */
+DEFINE_PER_CPU(struct arm64_kprobe_moved, arm64_kprobe_moved);
+/* kprobes_trampoline.S stores the pair with one STP. */
+static_assert(offsetof(struct arm64_kprobe_moved, pstate) ==
+	      offsetof(struct arm64_kprobe_moved, pc) + sizeof(unsigned long));
+
 /**
  * arm64_kprobe_detour_moved() - the BRK a detour ends in for a moved pc
- * @regs: the context at that BRK, its sp on the detour's pt_regs
+ * @regs: the context at that BRK, every register as the handlers left it
  *
- * Called for BRK #KPROBES_BRK_SS_IMM before it is taken for the end of a
- * step.  The detour's pt_regs holds what the handlers left; the return
- * from this exception restores all of it, and the pc they chose.
+ * Called for BRK #KPROBES_BRK_SS_IMM when it ends no step.  The BRK is
+ * taken with every exception masked (the detour masked them): the pc and
+ * the interrupt mask come from this CPU's arm64_kprobe_moved, the rest is
+ * already in place, sp included (an exception at EL1 cannot move sp, so
+ * the detour has popped its frame first).
  *
  * Return: true when the BRK was a detour's.
  */
 bool arm64_kprobe_detour_moved(struct pt_regs *regs)
 {
 	unsigned long pc = instruction_pointer(regs);
-	struct pt_regs *saved;
+	struct arm64_kprobe_moved *moved = this_cpu_ptr(&arm64_kprobe_moved);
 
 	if (offset_in_page(pc) % (KPA_D_WORDS * AARCH64_INSN_SIZE) !=
-	    KPA_D_MOVED * AARCH64_INSN_SIZE || !is_kprobe_optinsn_slot(pc))
+	    KPA_D_MOVED_BRK * AARCH64_INSN_SIZE || !is_kprobe_optinsn_slot(pc))
 		return false;
-	saved = (struct pt_regs *)regs->sp;
-	memcpy(regs->regs, saved->regs, sizeof(regs->regs));
-	regs->sp = saved->sp;
-	instruction_pointer_set(regs, saved->pc);
-	/* The flags are the handlers' too; BTYPE is zero after a pc move. */
-	regs->pstate &= ~(PSR_N_BIT | PSR_Z_BIT | PSR_C_BIT | PSR_V_BIT |
-			  PSR_BTYPE_MASK);
-	regs->pstate |= saved->pstate &
-			(PSR_N_BIT | PSR_Z_BIT | PSR_C_BIT | PSR_V_BIT);
+	instruction_pointer_set(regs, moved->pc);
+	/* BTYPE is zero after a pc move. */
+	regs->pstate &= ~(DAIF_MASK | PSR_BTYPE_MASK);
+	regs->pstate |= moved->pstate & DAIF_MASK;
 	return true;
 }
 NOKPROBE_SYMBOL(arm64_kprobe_detour_moved);
@@ -422,7 +436,11 @@ static int kpa_detour_encode(struct optimized_kprobe *op,
 		aarch64_insn_gen_branch_imm(kpa_word_at(at, KPA_D_BACK),
 					    addr + AARCH64_INSN_SIZE,
 					    AARCH64_INSN_BRANCH_NOLINK);
-	words[KPA_D_MOVED] = BRK64_OPCODE_KPROBES_SS;
+	words[KPA_D_MOVED] = kpa_x30(AARCH64_INSN_LDST_LOAD_IMM_OFFSET);
+	words[KPA_D_MOVED_RESTORE] =
+		kpa_x0_x1(AARCH64_INSN_LDST_LOAD_PAIR_POST_INDEX,
+			  KPA_DETOUR_FRAME);
+	words[KPA_D_MOVED_BRK] = BRK64_OPCODE_KPROBES_SS;
 
 	for (i = 0; i < KPA_D_LIT_OP; i++) {
 		if (words[i] == AARCH64_BREAK_FAULT)

@@ -267,6 +267,17 @@ SYM_FUNC_START(arm64_kprobe_detour_common)
 	mov	x1, sp
 	bl	arm64_kprobe_detour_enter
 
+	/*
+	 * A pre_handler moved the pc.  Every register will be the context's
+	 * again, so the new pc waits in this CPU's arm64_kprobe_moved for the
+	 * detour's BRK, and nothing may come in on this CPU until then.
+	 */
+	cbz	w0, 1f
+	msr	daifset, #0xf
+	adr_this_cpu x10, arm64_kprobe_moved, x11
+	ldp	x12, x13, [sp, #S_PC]
+	stp	x12, x13, [x10]
+1:
 	/* The condition flags may be live here: the handlers' values. */
 	ldr	x9, [sp, #S_PSTATE]
 	msr	nzcv, x9
