@@ -11,18 +11,16 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
-#include <linux/delay.h>
-#include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sched.h>
-#include <linux/stacktrace.h>
 
 #include <asm/asm-extable.h>
 #include <asm/insn.h>
 
 #include "kprobes_arm64_kunit.h"
+#include "kprobes_arm64_preempt_kunit.h"
 
 /* kprobe_slot_taken_kunit() and the optimization sysctl, for KUnit only */
 #include "../../../../kernel/kprobes_internal.h"
@@ -343,107 +341,21 @@ static void boost_reentered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&inner->pre), 1);
 }
 
-/*
- * The preempted case: a runner calls the boosted function in a loop on a
- * CPU of its own; when asked to, the probe's pre_handler queues an
- * irq_work there, whose interrupt is taken as soon as the BRK handler
- * returns, that is, at the boost slot; the irq_work wakes a FIFO hog on
- * that CPU, which preempts the runner in the slot and holds the CPU.
- */
+/* The preempted case (kprobes_arm64_preempt_kunit.h), on the boosted load. */
 struct kpb_catch {
 	struct kpb_probe bp;
-	struct irq_work work;
-	struct task_struct *hog;
-	unsigned int cpu;
-	bool armed;		/* the next hit on cpu queues the irq_work */
-	bool hog_spin;		/* the hog holds the CPU while set */
-	bool stop;		/* the runner's loop ends */
-	bool wrong;		/* the runner got a wrong value */
-	atomic_t calls;
-	struct completion runner_done;
+	struct kpc_catch c;
 };
 
 static int kpb_catch_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	struct kpb_catch *c = container_of(p, struct kpb_catch, bp.kp);
-
-	if (READ_ONCE(c->armed) && raw_smp_processor_id() == c->cpu) {
-		WRITE_ONCE(c->armed, false);
-		irq_work_queue(&c->work);
-	}
+	kpc_hit(&container_of(p, struct kpb_catch, bp.kp)->c);
 	return kpb_pre(p, regs);
 }
 
-static void kpb_catch_work(struct irq_work *work)
+static bool kpb_at(unsigned long ip, const void *slot)
 {
-	struct kpb_catch *c = container_of(work, struct kpb_catch, work);
-
-	WRITE_ONCE(c->hog_spin, true);
-	wake_up_process(c->hog);
-}
-
-static int kpb_runner_fn(void *arg)
-{
-	struct kpb_catch *c = arg;
-	unsigned int n;
-
-	while (!READ_ONCE(c->stop)) {
-		if (kpb_run_load())
-			WRITE_ONCE(c->wrong, true);
-		n = atomic_inc_return(&c->calls);
-		/* A voluntary switch now and then lets tasks RCU go on. */
-		if (n % 64 == 0)
-			usleep_range(100, 200);
-	}
-	complete(&c->runner_done);
-	return 0;
-}
-
-static int kpb_hog_fn(void *arg)
-{
-	struct kpb_catch *c = arg;
-	unsigned long until;
-
-	sched_set_fifo(current);
-	for (;;) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (kthread_should_stop())
-			break;
-		if (!READ_ONCE(c->hog_spin)) {
-			schedule();
-			continue;
-		}
-		__set_current_state(TASK_RUNNING);
-		/* Bounded: a lost release must not hold the CPU for ever. */
-		until = jiffies + 5 * HZ;
-		while (READ_ONCE(c->hog_spin) && time_before(jiffies, until))
-			cpu_relax();
-		WRITE_ONCE(c->hog_spin, false);
-	}
-	__set_current_state(TASK_RUNNING);
-	return 0;
-}
-
-/* Is @slot among the return addresses of sleeping task @t? */
-static bool kpb_task_in(struct task_struct *t, const kprobe_opcode_t *slot)
-{
-	unsigned long entries[32];
-	unsigned int i, n;
-
-	n = stack_trace_save_tsk(t, entries, ARRAY_SIZE(entries), 0);
-	for (i = 0; i < n; i++)
-		if (entries[i] == (unsigned long)slot)
-			return true;
-	return false;
-}
-
-static bool kpb_wait_for(bool *flag, bool value)
-{
-	int i;
-
-	for (i = 0; i < 2000 && READ_ONCE(*flag) != value; i++)
-		usleep_range(1000, 2000);
-	return READ_ONCE(*flag) == value;
+	return ip == (unsigned long)slot;
 }
 
 /*
@@ -453,11 +365,9 @@ static bool kpb_wait_for(bool *flag, bool value)
  */
 static void boost_preempted_in_slot(struct kunit *test)
 {
-	struct task_struct *runner;
+	bool in_slot, still_in, taken, went_on;
 	kprobe_opcode_t *slot;
 	struct kpb_catch *c;
-	bool in_slot, still_in, taken;
-	int calls, i;
 
 	if (!preempt_model_full())
 		kunit_skip(test, "needs full preemption (preempt=full)");
@@ -466,8 +376,6 @@ static void boost_preempted_in_slot(struct kunit *test)
 
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	init_completion(&c->runner_done);
-	c->work = IRQ_WORK_INIT_HARD(kpb_catch_work);
 	c->bp.kp.addr = kpb_site(kpb_load);
 	c->bp.kp.pre_handler = kpb_catch_pre;
 	KUNIT_ASSERT_EQ(test, register_kprobe(&c->bp.kp), 0);
@@ -476,48 +384,25 @@ static void boost_preempted_in_slot(struct kunit *test)
 							&c->bp.kp), 0);
 	slot = c->bp.kp.ainsn.boost_slot;
 	KUNIT_ASSERT_NOT_NULL_MSG(test, slot, "the load got no boost slot");
-
-	/* The runner and the hog share a CPU this case does not run on. */
-	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current,
-						   cpumask_of(raw_smp_processor_id())), 0);
-	c->cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	c->hog = kthread_create(kpb_hog_fn, c, "kp-boost-hog");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(c->hog));
-	kthread_bind(c->hog, c->cpu);
-	wake_up_process(c->hog);
-	runner = kthread_create(kpb_runner_fn, c, "kp-boost-runner");
-	if (IS_ERR(runner)) {
-		kthread_stop(c->hog);
-		KUNIT_FAIL(test, "no runner thread");
+	if (!kpc_start(test, &c->c, kpb_run_load))
 		return;
-	}
-	kthread_bind(runner, c->cpu);
-	wake_up_process(runner);
 
 	/* From here on no ASSERT: the threads must be stopped first. */
-	usleep_range(5000, 6000);
-	WRITE_ONCE(c->armed, true);
-	in_slot = kpb_wait_for(&c->hog_spin, true) && kpb_task_in(runner, slot);
+	in_slot = kpc_catch(&c->c) && kpc_runner_in(&c->c, kpb_at, slot);
 	kunit_release_action(test, kpb_unregister_action, &c->bp.kp);
 	taken = kprobe_slot_taken_kunit(&kprobe_insn_slots, slot);
 	/* It counts only if the runner stayed there all along. */
-	still_in = READ_ONCE(c->hog_spin) && kpb_task_in(runner, slot);
-	calls = atomic_read(&c->calls);
-	WRITE_ONCE(c->hog_spin, false);
+	still_in = READ_ONCE(c->c.hog_spin) && kpc_runner_in(&c->c, kpb_at, slot);
 	/* Back in the slot, the runner loads and goes on. */
-	for (i = 0; i < 10 * HZ && atomic_read(&c->calls) < calls + 100; i++)
-		schedule_timeout_uninterruptible(1);
-	WRITE_ONCE(c->stop, true);
-	wait_for_completion(&c->runner_done);
-	kthread_stop(c->hog);
+	went_on = kpc_finish(&c->c);
 
 	KUNIT_EXPECT_TRUE_MSG(test, in_slot,
 			      "the runner was not preempted in the boost slot");
 	KUNIT_EXPECT_TRUE(test, still_in);
 	KUNIT_EXPECT_TRUE_MSG(test, taken,
 			      "the boost slot was free while a task was in it");
-	KUNIT_EXPECT_FALSE(test, c->wrong);
-	KUNIT_EXPECT_GE(test, atomic_read(&c->calls), calls + 100);
+	KUNIT_EXPECT_FALSE(test, c->c.wrong);
+	KUNIT_EXPECT_TRUE(test, went_on);
 }
 
 static struct kunit_case kpb_cases[] = {

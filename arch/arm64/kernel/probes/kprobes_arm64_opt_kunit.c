@@ -3,12 +3,14 @@
  * KUnit cases for arm64 jump optimization: which probed instructions get
  * a detour and how each runs there, what a handler sees and may change there, the condition flags
  * across it, a pc moved by a pre_handler, a probe hit from a handler, the
- * sysctl, a post_handler keeping the BRK, and a kretprobe's entry.
+ * sysctl, a post_handler keeping the BRK, a kretprobe's entry, and a task
+ * preempted in a detour whose probe goes away under it.
  *
  * The test functions are written below in assembly, so that the probed
  * instruction is known; kprobes_arm64_kunit.h says which word is probed.
  */
 #include <kunit/test.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/sizes.h>
@@ -19,8 +21,9 @@
 #include <asm/insn.h>
 
 #include "kprobes_arm64_kunit.h"
+#include "kprobes_arm64_preempt_kunit.h"
 
-/* kprobe_opt_state_of() and the sysctl, exported for the KUnit suites */
+/* kprobe_opt_state_of(), the sysctl and the slots, for KUnit only */
 #include "../../../../kernel/kprobes_internal.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
@@ -619,6 +622,77 @@ static void opt_post_handler_keeps_brk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, post->pre, 1);
 }
 
+/* The preempted case (kprobes_arm64_preempt_kunit.h), in a detour. */
+struct kpo_catch {
+	struct kpo_probe op;
+	struct kpc_catch c;
+};
+
+static int kpo_catch_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	kpc_hit(&container_of(p, struct kpo_catch, op.kp)->c);
+	return kpo_pre(p, regs);
+}
+
+/* A return address into the part every detour calls. */
+static bool kpo_in_detour(unsigned long ip, const void *unused)
+{
+	char name[KSYM_SYMBOL_LEN];
+
+	snprintf(name, sizeof(name), "%ps", (void *)ip);
+	return !strcmp(name, "arm64_kprobe_detour_common");
+}
+
+/*
+ * A task preempted in a detour (where its hit enables preemption again)
+ * while the probe is unregistered: the detour is not handed out again
+ * while the task can come back to it, and the task finishes the probed
+ * instruction correctly when it does.
+ */
+static void opt_preempted_in_detour(struct kunit *test)
+{
+	bool in_detour, still_in, taken, went_on;
+	kprobe_opcode_t *detour;
+	struct kpo_catch *c;
+
+	if (!preempt_model_full())
+		kunit_skip(test, "needs full preemption (preempt=full)");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU");
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->op.kp.addr = kpo_word(kpo_load, 1);
+	c->op.kp.pre_handler = kpo_catch_pre;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&c->op.kp), 0);
+	/* Unregistered however the case ends, before @c is freed. */
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpo_unregister_action,
+							&c->op.kp), 0);
+	wait_for_kprobe_optimizer();
+	kpo_expect_optimized(test, &c->op.kp);
+	detour = (kprobe_opcode_t *)kpo_b_target(c->op.kp.addr);
+	if (!kpc_start(test, &c->c, kpo_run_load))
+		return;
+
+	/* From here on no ASSERT: the threads must be stopped first. */
+	in_detour = kpc_catch(&c->c) && kpc_runner_in(&c->c, kpo_in_detour, NULL);
+	kunit_release_action(test, kpo_unregister_action, &c->op.kp);
+	taken = kprobe_slot_taken_kunit(&kprobe_optinsn_slots, detour);
+	/* It counts only if the runner stayed there all along. */
+	still_in = READ_ONCE(c->c.hog_spin) &&
+		   kpc_runner_in(&c->c, kpo_in_detour, NULL);
+	/* Back in the detour, the runner loads and goes on. */
+	went_on = kpc_finish(&c->c);
+
+	KUNIT_EXPECT_TRUE_MSG(test, in_detour,
+			      "the runner was not preempted in the detour");
+	KUNIT_EXPECT_TRUE(test, still_in);
+	KUNIT_EXPECT_TRUE_MSG(test, taken,
+			      "the detour was free while a task was in it");
+	KUNIT_EXPECT_FALSE(test, c->c.wrong);
+	KUNIT_EXPECT_TRUE(test, went_on);
+}
+
 static int kpo_ret_entries, kpo_ret_returns;
 static u64 kpo_ret_value;
 
@@ -679,6 +753,7 @@ static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(opt_sysctl_switch),
 	KUNIT_CASE(opt_post_handler_keeps_brk),
 	KUNIT_CASE(opt_kretprobe_entry),
+	KUNIT_CASE_ATTR(opt_preempted_in_detour, { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };
 
