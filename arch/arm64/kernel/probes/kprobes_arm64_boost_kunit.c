@@ -369,11 +369,7 @@ static void boost_preempted_in_slot(struct kunit *test)
 	kprobe_opcode_t *slot;
 	struct kpb_catch *c;
 
-	if (!preempt_model_full())
-		kunit_skip(test, "needs full preemption (preempt=full)");
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs a second CPU");
-
+	kpc_require(test);
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->bp.kp.addr = kpb_site(kpb_load);
@@ -396,13 +392,7 @@ static void boost_preempted_in_slot(struct kunit *test)
 	/* Back in the slot, the runner loads and goes on. */
 	went_on = kpc_finish(&c->c);
 
-	KUNIT_EXPECT_TRUE_MSG(test, in_slot,
-			      "the runner was not preempted in the boost slot");
-	KUNIT_EXPECT_TRUE(test, still_in);
-	KUNIT_EXPECT_TRUE_MSG(test, taken,
-			      "the boost slot was free while a task was in it");
-	KUNIT_EXPECT_FALSE(test, c->c.wrong);
-	KUNIT_EXPECT_TRUE(test, went_on);
+	kpc_expect(test, &c->c, "boost slot", in_slot, still_in, taken, went_on);
 }
 
 static struct kunit_case kpb_cases[] = {

@@ -655,11 +655,7 @@ static void opt_preempted_in_detour(struct kunit *test)
 	kprobe_opcode_t *detour;
 	struct kpo_catch *c;
 
-	if (!preempt_model_full())
-		kunit_skip(test, "needs full preemption (preempt=full)");
-	if (num_online_cpus() < 2)
-		kunit_skip(test, "needs a second CPU");
-
+	kpc_require(test);
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->op.kp.addr = kpo_word(kpo_load, 1);
@@ -684,13 +680,7 @@ static void opt_preempted_in_detour(struct kunit *test)
 	/* Back in the detour, the runner loads and goes on. */
 	went_on = kpc_finish(&c->c);
 
-	KUNIT_EXPECT_TRUE_MSG(test, in_detour,
-			      "the runner was not preempted in the detour");
-	KUNIT_EXPECT_TRUE(test, still_in);
-	KUNIT_EXPECT_TRUE_MSG(test, taken,
-			      "the detour was free while a task was in it");
-	KUNIT_EXPECT_FALSE(test, c->c.wrong);
-	KUNIT_EXPECT_TRUE(test, went_on);
+	kpc_expect(test, &c->c, "detour", in_detour, still_in, taken, went_on);
 }
 
 static int kpo_ret_entries, kpo_ret_returns;

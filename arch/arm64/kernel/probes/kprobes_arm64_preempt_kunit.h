@@ -121,6 +121,15 @@ static inline bool kpc_wait_for(bool *flag, bool value)
 	return READ_ONCE(*flag) == value;
 }
 
+/* Skip a case that cannot catch a task preempted where it wants one. */
+static inline void kpc_require(struct kunit *test)
+{
+	if (!preempt_model_full())
+		kunit_skip(test, "needs full preemption (preempt=full)");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU");
+}
+
 /*
  * Start the hog and the runner on a CPU this case does not run on, for
  * the probe already registered.  Return: false, the case failed, when a
@@ -178,6 +187,24 @@ static inline bool kpc_finish(struct kpc_catch *c)
 	wait_for_completion(&c->runner_done);
 	kthread_stop(c->hog);
 	return atomic_read(&c->calls) >= calls + 100;
+}
+
+/*
+ * What the case must have seen: the runner preempted in @where, there all
+ * along while the probe went, @where not handed out meanwhile, and every
+ * call right, 100 more once released.
+ */
+static inline void kpc_expect(struct kunit *test, struct kpc_catch *c,
+			      const char *where, bool in, bool still_in,
+			      bool taken, bool went_on)
+{
+	KUNIT_EXPECT_TRUE_MSG(test, in, "the runner was not preempted in the %s",
+			      where);
+	KUNIT_EXPECT_TRUE(test, still_in);
+	KUNIT_EXPECT_TRUE_MSG(test, taken, "the %s was free while a task was in it",
+			      where);
+	KUNIT_EXPECT_FALSE(test, c->wrong);
+	KUNIT_EXPECT_TRUE(test, went_on);
 }
 
 #endif /* _ARM64_KPROBES_ARM64_PREEMPT_KUNIT_H */
