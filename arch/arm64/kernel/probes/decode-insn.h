@@ -6,6 +6,8 @@
 #ifndef __ARM64_KERNEL_PROBES_DECODE_INSN_H
 #define __ARM64_KERNEL_PROBES_DECODE_INSN_H
 
+#include <linux/sizes.h>
+
 #include <asm/insn.h>
 #include <asm/probes.h>
 
@@ -82,6 +84,14 @@ static __always_inline unsigned long arm64_ftrace_site_func(unsigned long site)
 	if (aarch64_insn_is_bti(insn))
 		return site - 2 * AARCH64_INSN_SIZE;
 	return site - AARCH64_INSN_SIZE;
+}
+
+/* Whether a B at @from reaches @to: 128 MB either way. */
+static inline bool arm64_b_reaches(unsigned long from, unsigned long to)
+{
+	long offset = (long)to - (long)from;
+
+	return offset >= -SZ_128M && offset < SZ_128M;
 }
 
 bool arm64_insn_register_only(u32 insn);

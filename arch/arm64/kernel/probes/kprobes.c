@@ -82,14 +82,6 @@ void *arch_alloc_insn_page_within(unsigned long start, unsigned long end)
 				    NUMA_NO_NODE, __builtin_return_address(0));
 }
 
-/* Whether a B at @from reaches @to. */
-static bool kpa_b_reaches(kprobe_opcode_t *from, kprobe_opcode_t *to)
-{
-	long offset = (long)to - (long)from;
-
-	return offset >= -SZ_128M && offset < SZ_128M;
-}
-
 /*
  * A stepped instruction may also run with the probed context's own masks,
  * the probe done with, unless a fault in it needs the probe to be mapped
@@ -110,7 +102,7 @@ static bool kpa_boostable(struct kprobe *p)
  */
 static void kpa_prepare_boost(struct kprobe *p)
 {
-	unsigned long addr = (unsigned long)p->addr;
+	unsigned long addr = (unsigned long)p->addr, from;
 	kprobe_opcode_t *slot;
 	u32 back;
 
@@ -124,12 +116,12 @@ static void kpa_prepare_boost(struct kprobe *p)
 	if (!slot)
 		return;
 	/* Checked first: the encoder logs an error for every miss. */
-	if (WARN_ON_ONCE(!kpa_b_reaches(slot + 1, p->addr + 1))) {
+	from = (unsigned long)(slot + 1);
+	if (WARN_ON_ONCE(!arm64_b_reaches(from, addr + AARCH64_INSN_SIZE))) {
 		free_insn_slot(slot, 0);
 		return;
 	}
-	back = aarch64_insn_gen_branch_imm((unsigned long)(slot + 1),
-					   (unsigned long)(p->addr + 1),
+	back = aarch64_insn_gen_branch_imm(from, addr + AARCH64_INSN_SIZE,
 					   AARCH64_INSN_BRANCH_NOLINK);
 	if (back == AARCH64_BREAK_FAULT ||
 	    aarch64_insn_patch_text_nosync(slot, p->opcode) ||

@@ -69,6 +69,8 @@
 #include <asm/patching.h>
 #include <asm/ptrace.h>
 
+#include "decode-insn.h"
+
 /*
  * The detour's pt_regs, and a word pair arm64_kprobe_detour_common keeps
  * above it (PT_REGS_SIZE + 16 in kprobes_trampoline.S).
@@ -268,10 +270,8 @@ static void kpa_detour_literal(u32 *words, int at, u64 value)
 /* A B at @pc to @target into *@out, unless it is out of reach. */
 static int kpa_b(unsigned long pc, unsigned long target, u32 *out)
 {
-	long offset = (long)target - (long)pc;
-
 	/* Checked first: the encoder logs every miss. */
-	if (offset < -SZ_128M || offset >= SZ_128M)
+	if (!arm64_b_reaches(pc, target))
 		return -ERANGE;
 	*out = aarch64_insn_gen_branch_imm(pc, target, AARCH64_INSN_BRANCH_NOLINK);
 	return 0;
