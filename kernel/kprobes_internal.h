@@ -278,6 +278,7 @@ int kprobe_check_unlocked(kprobe_opcode_t *addr);
 int kprobe_check_location(struct kprobe *p, struct module **modp);
 void kprobe_sym_own(bool own);
 void kprobe_site_forget_text(void);
+bool kprobe_site_reserved_kunit(void *addr, bool in_batch);
 
 /* kprobes_hits.c */
 void kprobe_wait_for_hits(void);

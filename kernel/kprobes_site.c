@@ -17,6 +17,7 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <kunit/visibility.h>
 #include <linux/bug.h>
 #include <linux/bug_table.h>
 #include <linux/extable.h>
@@ -43,7 +44,6 @@ static struct {
 	struct task_struct *owner;	/* the batch's task, or NULL */
 	unsigned long start, size;	/* size 0: nothing kept */
 	struct module *mod;
-	int clean;			/* see kprobe_func_lacks_foreign_sites() */
 	char name[KSYM_NAME_LEN];
 } kprobe_sym;
 
@@ -81,7 +81,6 @@ static bool kprobe_sym_fill(unsigned long addr)
 	kprobe_sym.mod = mod;
 	kprobe_sym.start = addr - off;
 	kprobe_sym.size = size;
-	kprobe_sym.clean = -1;
 	return true;
 }
 
@@ -271,60 +270,102 @@ static bool kprobe_in_preamble_symbol(unsigned long addr)
 /*
  * Jump labels, static calls and BUG() traps are found by walking every
  * site the kernel (or the module) has, and x86 decodes each jump label
- * on the way: a registration asks once for the kept symbol's whole
- * function, and asks again for each probe only in a function that holds
- * one.  Sites do not come or go in a function whose text stays, so the
- * last function's answer is also kept from one registration to the next
- * (tools register one probe per call), until kprobe_mark_text_gone() says
- * that some text goes.  Under kprobe_mutex.
+ * on the way.  A registration walks each table once for the kept
+ * symbol's whole function, as costly as one address's walk: the BUG()
+ * sites found are kept, and the others are asked about again for each
+ * probe only in a function that has some.  Sites do not come or go in a
+ * function whose text stays, so the last function's answer is also kept
+ * from one registration to the next (tools register one probe per call),
+ * until kprobe_mark_text_gone() says that some text goes.  Under
+ * kprobe_mutex.
  */
+#define KPROBE_FUNC_BUGS	8
+
 static struct {
 	unsigned long start, size;	/* size 0: nothing kept */
-	bool clean;
-} kprobe_clean_memo;
+	bool patched;			/* a jump label or static call in it */
+	int nr_bugs;			/* its BUG() sites, in bugs[] if they fit */
+	unsigned long bugs[KPROBE_FUNC_BUGS];
+} kprobe_func_sites;
 
 /* Some text goes away: what was learned about its functions goes too. */
 void kprobe_site_forget_text(void)
 {
 	lockdep_assert_held(&kprobe_mutex);
-	kprobe_clean_memo.size = 0;
+	kprobe_func_sites.size = 0;
 }
 
-static bool kprobe_func_lacks_foreign_sites(unsigned long a)
+/* Does a jump label or static call site lie in [@first, @last]? */
+static bool kprobe_patched_in(void *first, void *last)
 {
-	unsigned long start, end;
-
-	if (!kprobe_sym_keep(a))
-		return false;
-	start = kprobe_sym.start;
-	end = start + kprobe_sym.size;
-	if (kprobe_sym.clean < 0 && kprobe_clean_memo.start == start &&
-	    kprobe_clean_memo.size == kprobe_sym.size)
-		kprobe_sym.clean = kprobe_clean_memo.clean;
-	if (kprobe_sym.clean < 0) {
-		kprobe_sym.clean =
-			!jump_label_text_reserved((void *)start, (void *)(end - 1)) &&
-			!static_call_text_reserved((void *)start, (void *)(end - 1)) &&
-			!bug_in_range(start, end, kprobe_sym.mod);
-		kprobe_clean_memo.start = start;
-		kprobe_clean_memo.size = kprobe_sym.size;
-		kprobe_clean_memo.clean = kprobe_sym.clean;
-	}
-	return kprobe_sym.clean;
+	return jump_label_text_reserved(first, last) ||
+	       static_call_text_reserved(first, last);
 }
+
+/* Learn the sites of the kept symbol's function, unless already known. */
+static void kprobe_func_sites_learn(void)
+{
+	unsigned long start = kprobe_sym.start, end = start + kprobe_sym.size;
+
+	if (kprobe_func_sites.start == start &&
+	    kprobe_func_sites.size == kprobe_sym.size)
+		return;
+	kprobe_func_sites.patched = kprobe_patched_in((void *)start,
+						      (void *)(end - 1));
+	kprobe_func_sites.nr_bugs =
+		bug_sites_in_range(start, end, kprobe_sym.mod,
+				   kprobe_func_sites.bugs, KPROBE_FUNC_BUGS);
+	kprobe_func_sites.start = start;
+	kprobe_func_sites.size = kprobe_sym.size;
+}
+
+static bool kprobe_func_bug_at(unsigned long a)
+{
+	int i;
+
+	if (kprobe_func_sites.nr_bugs > KPROBE_FUNC_BUGS)
+		return find_bug(a);
+	for (i = 0; i < kprobe_func_sites.nr_bugs; i++) {
+		if (kprobe_func_sites.bugs[i] == a)
+			return true;
+	}
+	return false;
+}
+
+/* Jump label and static call sites stay put while this is held. */
+DEFINE_LOCK_GUARD_0(kprobe_jump_label, jump_label_lock(), jump_label_unlock())
 
 static bool kprobe_site_reserved(kprobe_opcode_t *addr)
 {
 	unsigned long a = (unsigned long)addr;
+
+	guard(kprobe_jump_label)();
+	if (!kprobe_sym_keep(a))
+		return kprobe_patched_in(addr, addr) || find_bug(a);
+	kprobe_func_sites_learn();
+	return (kprobe_func_sites.patched && kprobe_patched_in(addr, addr)) ||
+	       kprobe_func_bug_at(a);
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * For the KUnit modules: is @addr a site that others patch or trap at,
+ * asked as a registration asks it (@in_batch: one that keeps its symbol,
+ * and so learns its function's sites)?  The decoders refuse a trap
+ * instruction too, with the same errno, so a test of this check asks it.
+ */
+bool kprobe_site_reserved_kunit(void *addr, bool in_batch)
+{
 	bool reserved;
 
-	jump_label_lock();
-	reserved = !kprobe_func_lacks_foreign_sites(a) &&
-		   (jump_label_text_reserved(addr, addr) ||
-		    static_call_text_reserved(addr, addr) || find_bug(a));
-	jump_label_unlock();
+	guard(mutex)(&kprobe_mutex);
+	kprobe_sym_own(in_batch);
+	reserved = kprobe_site_reserved(addr);
+	kprobe_sym_own(false);
 	return reserved;
 }
+EXPORT_SYMBOL_IF_KUNIT(kprobe_site_reserved_kunit);
+#endif
 
 /*
  * The checks of kprobe_check_location() that take no lock, for @addr as

@@ -12,12 +12,14 @@
 struct module;
 
 #ifdef CONFIG_GENERIC_BUG
-bool bug_in_range(unsigned long start, unsigned long end, struct module *mod);
+int bug_sites_in_range(unsigned long start, unsigned long end,
+		       struct module *mod, unsigned long *sites, int max);
 #else
-static inline bool bug_in_range(unsigned long start, unsigned long end,
-				struct module *mod)
+static inline int bug_sites_in_range(unsigned long start, unsigned long end,
+				     struct module *mod, unsigned long *sites,
+				     int max)
 {
-	return false;
+	return 0;
 }
 #endif
 
