@@ -139,21 +139,35 @@ bool __weak arch_within_kprobe_blacklist(unsigned long addr)
 bool within_kprobe_blacklist(unsigned long addr)
 {
 	char name[KSYM_NAME_LEN];
+
+	if (kprobe_bl_addr(addr))
+		return true;
+	return !kprobe_symbol_name(addr, name) && kprobe_bl_part_of(name);
+}
+
+/* The checks of within_kprobe_blacklist() that need no symbol name. */
+bool kprobe_bl_addr(unsigned long addr)
+{
+	return arch_within_kprobe_blacklist(addr) || kprobe_bl_search(addr);
+}
+
+/*
+ * Is @name a compiler-made part of a blacklisted function?  The caller
+ * names the symbol itself, so that it can ask kallsyms once for several
+ * checks: naming a module address walks the module's whole symbol table.
+ * @name is cut at its first '.'.
+ */
+bool kprobe_bl_part_of(char *name)
+{
 	unsigned long base;
 	char *dot;
 
-	if (arch_within_kprobe_blacklist(addr) || kprobe_bl_search(addr))
-		return true;
-
-	if (kprobe_symbol_name(addr, name))
-		return false;
 	dot = strchr(name, '.');
 	if (!dot)
 		return false;
 	*dot = '\0';
 	base = kallsyms_lookup_name(name);
-	return base && (arch_within_kprobe_blacklist(base) ||
-			kprobe_bl_search(base));
+	return base && kprobe_bl_addr(base);
 }
 
 static int kprobe_bl_add_range(struct list_head *list, unsigned long start,

@@ -589,6 +589,8 @@ static inline void kprobe_ftrace_disarm_batch(struct kprobe **entries,
 #endif
 
 /* kprobes_blacklist.c */
+bool kprobe_bl_addr(unsigned long addr);
+bool kprobe_bl_part_of(char *name);
 int __init kprobe_blacklist_init(void);
 #ifdef CONFIG_MODULES
 void kprobe_blacklist_add_module(struct module *mod);

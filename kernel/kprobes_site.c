@@ -258,12 +258,8 @@ static int kprobe_check_ftrace_site(struct kprobe *p)
 }
 
 /* Compiler-made entry sequences for CFI and patchable padding. */
-static bool kprobe_in_preamble_symbol(unsigned long addr)
+static bool kprobe_is_preamble_name(const char *name)
 {
-	char name[KSYM_NAME_LEN];
-
-	if (kprobe_symbol_name(addr, name))
-		return false;
 	return str_has_prefix(name, "__cfi_") || str_has_prefix(name, "__pfx_");
 }
 
@@ -375,9 +371,15 @@ EXPORT_SYMBOL_IF_KUNIT(kprobe_site_reserved_kunit);
  */
 static const char *kprobe_unlocked_refusal(unsigned long addr)
 {
+	char name[KSYM_NAME_LEN];
+
 	if (!core_kernel_text(addr) && !is_module_text_address(addr))
 		return "is not kernel text";
-	if (within_kprobe_blacklist(addr) || kprobe_in_preamble_symbol(addr))
+	if (kprobe_bl_addr(addr))
+		return "is blacklisted";
+	/* One name for both checks; the second cuts it short. */
+	if (!kprobe_symbol_name(addr, name) &&
+	    (kprobe_is_preamble_name(name) || kprobe_bl_part_of(name)))
 		return "is blacklisted";
 	return NULL;
 }
