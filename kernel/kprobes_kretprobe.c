@@ -177,17 +177,30 @@ static int __register_kretprobe(struct kretprobe *rp,
 }
 
 /*
- * A pool for each of @rps, or an ERR_PTR where making one failed.  A
- * batch stops at its first refused entry, so none is made from the first
- * that a look ahead refuses; should the mutex's checks let it pass after
- * all, registration makes the missing ones.
+ * Is a pool worth making for @rps[@i] before the mutex?  A batch stops at
+ * its first refused entry, so the look ahead makes none from the first it
+ * refuses.  A lone kretprobe has nothing behind it: a refusal costs only
+ * a pool made for nothing, which is cheaper than what the look ahead asks
+ * kallsyms (a module address is named by a walk of its symbol table).
+ */
+static bool kretprobe_pool_wanted(struct kretprobe **rps, int num, int i)
+{
+	if (rps[i]->data_size > KRETPROBE_MAX_DATA_SIZE)
+		return false;
+	return num == 1 || !kretprobe_check(rps[i], true);
+}
+
+/*
+ * A pool for each of @rps, or an ERR_PTR where making one failed.  Should
+ * the mutex's checks pass an entry the look ahead stopped at, registration
+ * makes the missing pools.
  */
 static void kretprobe_pools_make(struct kretprobe **rps, int num,
 				 struct kretprobe_pool **pools)
 {
 	int i;
 
-	for (i = 0; i < num && !kretprobe_check(rps[i], true); i++)
+	for (i = 0; i < num && kretprobe_pool_wanted(rps, num, i); i++)
 		pools[i] = kretprobe_pool_for(rps[i]);
 }
 
