@@ -448,6 +448,22 @@ void kretprobe_release(struct kprobe *p);
  * was never used is discarded.
  */
 int kretprobe_entry(struct kprobe *p, struct pt_regs *regs);
+
+#if defined(CONFIG_KRETPROBES) && !defined(CONFIG_KRETPROBE_ON_RETHOOK) && \
+	!defined(arch_kretprobe_divert)
+/*
+ * Make the function that @regs entered return into the trampoline, with
+ * where it would have returned kept in @ri.  An architecture may do it
+ * inline, as every kretprobe hit does it.  Only the trampoline way needs
+ * it; on rethook the arch's rethook code diverts the return.
+ */
+static __always_inline void arch_kretprobe_divert(struct kretprobe_instance *ri,
+						  struct pt_regs *regs)
+{
+	arch_prepare_kretprobe(ri, regs);
+}
+#endif
+
 /*
  * The core holds a pool only between making and attaching it (or
  * discarding it), as this handle; each way defines what is behind it.

@@ -21,6 +21,10 @@
  * pools kept in a struct kretprobe_tramp_pools.  Each instance knows its
  * pool (ri->pool) and goes back to it; the holder is freed with the last
  * of its pools.  A user-set maxactive stays fixed.
+ *
+ * The functions every hit runs, here and in the architecture's part, are
+ * notrace: the function tracer's entry sites would cost each hit their
+ * NOPs, and tracing them would only show the probe's own work.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
@@ -117,18 +121,6 @@ kretprobe_get_slow(struct kretprobe_holder *rph)
 }
 NOKPROBE_SYMBOL(kretprobe_get_slow);
 
-/* Called with preemption off, like the return to the pool below. */
-static nokprobe_inline struct kretprobe_instance *
-kretprobe_get(struct kretprobe_holder *rph)
-{
-	struct kretprobe_instance *ri;
-
-	ri = xchg(this_cpu_ptr(rph->spare), NULL);
-	if (likely(ri))
-		return ri;
-	return kretprobe_get_slow(rph);
-}
-
 static nokprobe_inline void kretprobe_put(struct kretprobe_holder *rph,
 					  struct kretprobe_instance *ri)
 {
@@ -139,12 +131,24 @@ static nokprobe_inline void kretprobe_put(struct kretprobe_holder *rph,
 		kretprobe_given_back(rph->growth);
 }
 
-int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+/* @ri tracks this call: the function returns through the trampoline. */
+static nokprobe_inline void kretprobe_track(struct kretprobe_instance *ri,
+					    struct pt_regs *regs)
 {
-	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
-	struct kretprobe_instance *ri;
+	arch_kretprobe_divert(ri, regs);
+	__llist_add(&ri->llist, &current->kretprobe_instances);
+}
 
-	ri = kretprobe_get(rp->rph);
+/*
+ * kretprobe_entry() without a spare at hand (@ri is NULL), or with an
+ * entry_handler to ask.
+ */
+static noinline int kretprobe_entry_slow(struct kretprobe *rp,
+					 struct kretprobe_instance *ri,
+					 struct pt_regs *regs)
+{
+	if (!ri)
+		ri = kretprobe_get_slow(rp->rph);
 	if (unlikely(!ri)) {
 		rp->nmissed++;
 		return 0;
@@ -153,8 +157,25 @@ int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 		kretprobe_put(rp->rph, ri);
 		return 0;
 	}
-	arch_prepare_kretprobe(ri, regs);
-	__llist_add(&ri->llist, &current->kretprobe_instances);
+	kretprobe_track(ri, regs);
+	return 0;
+}
+NOKPROBE_SYMBOL(kretprobe_entry_slow);
+
+/*
+ * Called with preemption off, like the return to the pool.  The common
+ * hit, with this CPU's spare at hand and no entry_handler, calls nothing
+ * and so needs no frame.
+ */
+int notrace kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	struct kretprobe_instance *ri;
+
+	ri = xchg(this_cpu_ptr(rp->rph->spare), NULL);
+	if (unlikely(!ri || rp->entry_handler))
+		return kretprobe_entry_slow(rp, ri, regs);
+	kretprobe_track(ri, regs);
 	return 0;
 }
 NOKPROBE_SYMBOL(kretprobe_entry);

@@ -65,6 +65,29 @@ unsigned long arch_kprobe_ftrace_site_at(unsigned long addr);
 void arch_remove_kprobe(struct kprobe *p);
 int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr);
 void __kretprobe_trampoline(void);
+
+/*
+ * What arch_prepare_kretprobe() does, inline in each kretprobe entry hit
+ * (arch_kretprobe_divert() in kernel/kprobes_internal.h), which then
+ * needs no frame of its own.  The caller's x30 is where the function
+ * returns, and its x29 the frame record the return will find restored.
+ * Given the instance's fields, as struct kretprobe_instance is not
+ * defined yet where this header is read.
+ */
+static __always_inline void arm64_kretprobe_divert(kprobe_opcode_t **ret_addr,
+						   void **fp,
+						   struct pt_regs *regs)
+{
+	*ret_addr = (kprobe_opcode_t *)regs->regs[30];
+	*fp = (void *)regs->regs[29];
+	regs->regs[30] = (unsigned long)__kretprobe_trampoline;
+}
+
+#define arch_kretprobe_divert(ri, regs) ({				\
+	typeof(ri) __ri = (ri);						\
+	arm64_kretprobe_divert(&__ri->ret_addr, &__ri->fp, regs);	\
+})
+
 /* Run the one-instruction slot @slot (ending in RET) on @regs. */
 void arm64_kprobe_run_insn(struct pt_regs *regs, kprobe_opcode_t *slot);
 unsigned long arm64_kretprobe_return(struct pt_regs *regs);

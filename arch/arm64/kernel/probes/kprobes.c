@@ -658,9 +658,7 @@ int arch_trampoline_kprobe(struct kprobe *p)
 void arch_prepare_kretprobe(struct kretprobe_instance *ri,
 			    struct pt_regs *regs)
 {
-	ri->ret_addr = (kprobe_opcode_t *)regs->regs[30];
-	ri->fp = (void *)regs->regs[29];
-	regs->regs[30] = (unsigned long)__kretprobe_trampoline;
+	arch_kretprobe_divert(ri, regs);
 }
 NOKPROBE_SYMBOL(arch_prepare_kretprobe);
 
