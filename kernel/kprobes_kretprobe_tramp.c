@@ -195,7 +195,7 @@ static void kretprobe_drop_rcu(struct rcu_head *head)
  * between clearing rph->rp and finalizing the pool, and a push that
  * lands after the finalization would keep the holder alive for ever.
  */
-static void kretprobe_recycle(struct kretprobe_instance *ri)
+static nokprobe_inline void kretprobe_recycle(struct kretprobe_instance *ri)
 {
 	struct kretprobe_holder *rph = ri->rph;
 
@@ -205,7 +205,6 @@ static void kretprobe_recycle(struct kretprobe_instance *ri)
 	else
 		call_rcu(&ri->rcu, kretprobe_drop_rcu);
 }
-NOKPROBE_SYMBOL(kretprobe_recycle);
 
 static struct kretprobe_instance *kretprobe_of(struct llist_node *node)
 {
@@ -249,6 +248,30 @@ static struct llist_node *kretprobe_frame_end(struct llist_node *node,
 }
 NOKPROBE_SYMBOL(kretprobe_frame_end);
 
+/*
+ * The last of the returning frame's instances, once those of deeper
+ * frames are dropped.  With one kretprobe on the function, the usual
+ * case, it is the instance on top of the list, and no walk is needed.
+ */
+static nokprobe_inline struct llist_node *
+kretprobe_frame_last(struct llist_node **head, void *frame_pointer)
+{
+	struct llist_node *top = *head;
+
+	if (likely(top &&
+		   kretprobe_of(top)->ret_addr != kretprobe_trampoline_addr() &&
+		   (kretprobe_of(top)->fp == frame_pointer || !frame_pointer)))
+		return top;
+	/*
+	 * Checked here: stale instances are rare, and the call is not free.
+	 * The sweep recycles, so it too needs preemption off, and the busy
+	 * mark keeps a kretprobe hit in it off the list it is editing.
+	 */
+	if (frame_pointer && top && kretprobe_of(top)->fp != frame_pointer)
+		kretprobe_drop_stale(head, frame_pointer);
+	return kretprobe_frame_end(*head, frame_pointer);
+}
+
 /**
  * __kretprobe_trampoline_handler() - run the return handlers of a frame
  * @regs: registers at the trampoline; the return value is in them
@@ -263,13 +286,14 @@ NOKPROBE_SYMBOL(kretprobe_frame_end);
  *
  * Return: the real return address.
  */
-unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
-					     void *frame_pointer)
+unsigned long notrace __kretprobe_trampoline_handler(struct pt_regs *regs,
+						     void *frame_pointer)
 {
 	struct llist_node **head = &current->kretprobe_instances.first;
 	struct llist_node *node, *last, *next;
 	struct kretprobe_instance *ri;
-	struct kprobe_aside outer;
+	/* Only what kprobe_running_aside() fills in is read. */
+	struct kprobe_aside outer __uninitialized;
 	kprobe_opcode_t *real_ret;
 	struct kretprobe *rp;
 
@@ -280,14 +304,7 @@ unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 	kprobe_running_set(&kprobe_busy_marker);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
 
-	/*
-	 * Checked here: stale instances are rare, and the call is not free.
-	 * The sweep recycles, so it too needs preemption off, and the busy
-	 * mark keeps a kretprobe hit in it off the list it is editing.
-	 */
-	if (frame_pointer && *head && kretprobe_of(*head)->fp != frame_pointer)
-		kretprobe_drop_stale(head, frame_pointer);
-	last = kretprobe_frame_end(*head, frame_pointer);
+	last = kretprobe_frame_last(head, frame_pointer);
 	real_ret = kretprobe_of(last)->ret_addr;
 	instruction_pointer_set(regs, (unsigned long)real_ret);
 

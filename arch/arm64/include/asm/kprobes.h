@@ -90,7 +90,6 @@ static __always_inline void arm64_kretprobe_divert(kprobe_opcode_t **ret_addr,
 
 /* Run the one-instruction slot @slot (ending in RET) on @regs. */
 void arm64_kprobe_run_insn(struct pt_regs *regs, kprobe_opcode_t *slot);
-unsigned long arm64_kretprobe_return(struct pt_regs *regs);
 /* Text writes batched under one stop_machine() (kprobes.c). */
 void arm64_kprobe_poke_queue(kprobe_opcode_t *addr, u32 insn);
 void arm64_kprobe_poke_flush(void);

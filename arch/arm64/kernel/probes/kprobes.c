@@ -25,7 +25,7 @@
  * of its own (kprobe_nest_begin()).
  *
  * kretprobes return through __kretprobe_trampoline (kprobes_trampoline.S),
- * which builds a pt_regs and calls arm64_kretprobe_return().
+ * which builds a pt_regs and calls the core's return handler.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
@@ -670,22 +670,10 @@ NOKPROBE_SYMBOL(arch_prepare_kretprobe);
  * The trampoline's frame record, in @regs->stackframe, names the
  * trampoline until now; from here on a stack walk finds the caller in it.
  */
-void arch_kretprobe_fixup_return(struct pt_regs *regs,
-				 kprobe_opcode_t *correct_ret_addr)
+void notrace arch_kretprobe_fixup_return(struct pt_regs *regs,
+					 kprobe_opcode_t *correct_ret_addr)
 {
 	regs->stackframe[1] = (u64)correct_ret_addr;
 }
 NOKPROBE_SYMBOL(arch_kretprobe_fixup_return);
-
-/**
- * arm64_kretprobe_return() - the C half of __kretprobe_trampoline
- * @regs: the registers at the return, built by the trampoline
- *
- * Return: the address to return to.
- */
-unsigned long arm64_kretprobe_return(struct pt_regs *regs)
-{
-	return kretprobe_trampoline_handler(regs, (void *)regs->regs[29]);
-}
-NOKPROBE_SYMBOL(arm64_kretprobe_return);
 #endif /* CONFIG_KRETPROBES */

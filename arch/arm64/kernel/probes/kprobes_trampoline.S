@@ -5,9 +5,9 @@
  * arch_prepare_kretprobe() puts our address in x30 at a probed
  * function's entry, so the function's RET lands here, with its return
  * value in x0 (and x1) and the caller's x29 and sp restored.  We build a
- * pt_regs below sp, let arm64_kretprobe_return() run the return handlers,
- * and go on to the address it returns, with the registers the handlers
- * may have changed.  No exception is taken.
+ * pt_regs below sp, let the core's __kretprobe_trampoline_handler() run
+ * the return handlers, and go on to the address it returns, with the
+ * registers the handlers may have changed.  No exception is taken.
  *
  * The pt_regs carries a frame record naming the trampoline, chained to
  * the caller's x29, so stack walks from the handlers recover the real
@@ -89,11 +89,16 @@ SYM_CODE_START(__kretprobe_trampoline)
 	stp	x10, x11, [sp, #S_PC]
 	kp_regs_rest sp, x12, w12
 
+	/*
+	 * The restored x29 is the frame pointer arch_prepare_kretprobe()
+	 * recorded in the instance: the handler's second argument.
+	 */
+	mov	x1, x29
 	stp	x29, x10, [sp, #S_STACKFRAME]
 	add	x29, sp, #S_STACKFRAME
 
 	mov	x0, sp
-	bl	arm64_kretprobe_return
+	bl	__kretprobe_trampoline_handler
 	str	x0, [sp, #S_PC]
 
 	/* the return handlers may have changed any of these */
