@@ -308,6 +308,92 @@ void kprobe_nest_end(void)
 }
 NOKPROBE_SYMBOL(kprobe_nest_end);
 
+#ifdef CONFIG_OPTPROBES
+/*
+ * The pre_handlers of @op's aggregate.  With a single probe in it (the
+ * usual case) call that one directly: what the aggregate's handler would
+ * do, with one call and one list walk less.
+ */
+static __always_inline int kprobe_detour_handlers(struct optimized_kprobe *op,
+						  struct pt_regs *regs)
+{
+	struct kprobe *kp = READ_ONCE(op->solo);
+
+	if (!kp)
+		return op->kp.pre_handler(&op->kp, regs);
+	if (!kp->pre_handler || kprobe_disabled(kp))
+		return 0;
+	return kp->pre_handler(kp, regs);
+}
+
+/*
+ * The hit's handlers, with this CPU taken for the probe meanwhile.
+ * @nested is a constant: whether kprobe_nest_or_miss() let the hit run.
+ */
+static __always_inline int kprobe_detour_run(struct optimized_kprobe *op,
+					     struct pt_regs *regs, bool nested)
+{
+	int moved;
+
+	kprobe_running_set(&op->kp);
+	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
+	moved = kprobe_detour_handlers(op, regs);
+	kprobe_running_end(nested);
+	return moved;
+}
+
+/*
+ * A hit while a probe runs on this CPU: from a deeper context (an
+ * interrupt in the running handler) it runs as a hit of its own, else it
+ * is only counted.  Out of line, so that the first hit's path keeps no
+ * registers for it.
+ */
+static noinline notrace int kprobe_detour_nested(struct optimized_kprobe *op,
+						 struct pt_regs *regs)
+{
+	if (!kprobe_nest_or_miss(&op->kp))
+		return 0;
+	return kprobe_detour_run(op, regs, true);
+}
+NOKPROBE_SYMBOL(kprobe_detour_nested);
+
+/**
+ * kprobe_detour_hit() - a hit through an optimized probe's detour
+ * @op: the optimized probe whose detour was entered
+ * @regs: the registers at the probe, saved by the detour as a trap would
+ *	have saved them, the instruction pointer on the probe
+ *
+ * The x86 and arm64 detours call this on the probed context's stack,
+ * with its interrupt state, maybe preemptible.
+ *
+ * Return: non-zero when a pre_handler moved the instruction pointer, and
+ * the detour must go on there instead of running the displaced code.
+ */
+int notrace kprobe_detour_hit(struct optimized_kprobe *op, struct pt_regs *regs)
+{
+	int moved = 0;
+
+	/*
+	 * Checked in a hit section: an unregistration marks the entry
+	 * disabled before it waits for the hits in progress, so a task that
+	 * was preempted earlier in the detour either sees the mark or is
+	 * waited for.
+	 */
+	preempt_disable_notrace();
+	kprobe_hit_begin();
+	if (!kprobe_disabled(&op->kp)) {
+		if (unlikely(kprobe_running()))
+			moved = kprobe_detour_nested(op, regs);
+		else
+			moved = kprobe_detour_run(op, regs, false);
+	}
+	kprobe_hit_end();
+	preempt_enable_notrace();
+	return moved;
+}
+NOKPROBE_SYMBOL(kprobe_detour_hit);
+#endif
+
 #if IS_ENABLED(CONFIG_KUNIT)
 /* For the KUnit modules: the per-CPU variables are not exported. */
 struct kprobe *kprobe_running_kunit(void)

@@ -597,6 +597,7 @@ void arch_unoptimize_kprobe(struct optimized_kprobe *op);
 int arch_within_optimized_kprobe(struct optimized_kprobe *op,
 				 kprobe_opcode_t *addr);
 void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
+int kprobe_detour_hit(struct optimized_kprobe *op, struct pt_regs *regs);
 
 DEFINE_INSN_CACHE_OPS(optinsn);
 

@@ -129,9 +129,8 @@ struct arm64_kprobe_moved {
 
 DECLARE_PER_CPU(struct arm64_kprobe_moved, arm64_kprobe_moved);
 bool arm64_kprobe_detour_moved(struct pt_regs *regs);
-/* Every detour calls the first, which calls the second (kprobes_opt.c). */
+/* Every detour calls it; it calls the core's kprobe_detour_hit(). */
 void arm64_kprobe_detour_common(void);
-int arm64_kprobe_detour_enter(struct optimized_kprobe *op, struct pt_regs *regs);
 #else
 static inline bool arm64_kprobe_detour_moved(struct pt_regs *regs)
 {

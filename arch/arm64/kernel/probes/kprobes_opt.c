@@ -11,7 +11,7 @@
  *	ldr	x0, <op>				literals at the end
  *	ldr	x1, <probe address>
  *	ldr	x30, <arm64_kprobe_detour_common>
- *	blr	x30		the rest of pt_regs, then arm64_kprobe_detour_enter()
+ *	blr	x30		the rest of pt_regs, then kprobe_detour_hit()
  *	cbnz	w0, moved	a pre_handler moved the pc
  *	ldr	x30, [sp, #S_LR]
  *	ldp	x0, x1, [sp], #KPA_DETOUR_FRAME
@@ -106,90 +106,6 @@ enum {
 
 static_assert(KPA_D_WORDS == MAX_OPTINSN_SIZE);
 static_assert(KPA_D_LIT_OP % 2 == 0 && (KPA_D_WORDS * AARCH64_INSN_SIZE) % 8 == 0);
-
-/*
- * The handlers of @op's aggregate.  With a single probe in it (the usual
- * case) call it directly: the same as the aggregate's handler, one call
- * and one list walk less.
- */
-static __always_inline int kpa_detour_handlers(struct optimized_kprobe *op,
-					       struct pt_regs *regs)
-{
-	struct kprobe *kp = READ_ONCE(op->solo);
-
-	if (!kp)
-		return op->kp.pre_handler(&op->kp, regs);
-	if (!kp->pre_handler || kprobe_disabled(kp))
-		return 0;
-	return kp->pre_handler(kp, regs);
-}
-
-/*
- * The hit's handlers, with this CPU taken for the probe meanwhile.
- * @nested is a constant: whether kprobe_nest_or_miss() let the hit run.
- */
-static __always_inline int kpa_detour_run(struct optimized_kprobe *op,
-					  struct pt_regs *regs, bool nested)
-{
-	int moved;
-
-	kprobe_running_set(&op->kp);
-	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
-	moved = kpa_detour_handlers(op, regs);
-	kprobe_running_end(nested);
-	return moved;
-}
-
-/*
- * A hit while a probe runs on this CPU: from a deeper context (an
- * interrupt in the running handler) it runs as a hit of its own, else it
- * is only counted.  Out of line, so that the first hit's path keeps no
- * registers for it.
- */
-static noinline notrace int kpa_detour_nested(struct optimized_kprobe *op,
-					      struct pt_regs *regs)
-{
-	if (!kprobe_nest_or_miss(&op->kp))
-		return 0;
-	return kpa_detour_run(op, regs, true);
-}
-NOKPROBE_SYMBOL(kpa_detour_nested);
-
-/**
- * arm64_kprobe_detour_enter() - a detour's hit
- * @op: the optimized probe the detour belongs to
- * @regs: every register at the probe, the pc on it, pstate as the
- *	detour could read it
- *
- * Called from arm64_kprobe_detour_common on the probed context's stack, with its
- * interrupt mask, maybe preemptible.
- *
- * Return: non-zero when a pre_handler moved the pc and the detour must go
- * on there instead of running the probed instruction.
- */
-int notrace arm64_kprobe_detour_enter(struct optimized_kprobe *op, struct pt_regs *regs)
-{
-	int moved = 0;
-
-	/*
-	 * Checked in a hit section: an unregistration marks the entry
-	 * disabled before it waits for the hits in progress, so a task that
-	 * was preempted earlier in the detour either sees the mark or is
-	 * waited for.
-	 */
-	preempt_disable_notrace();
-	kprobe_hit_begin();
-	if (!kprobe_disabled(&op->kp)) {
-		if (unlikely(kprobe_running()))
-			moved = kpa_detour_nested(op, regs);
-		else
-			moved = kpa_detour_run(op, regs, false);
-	}
-	kprobe_hit_end();
-	preempt_enable_notrace();
-	return moved;
-}
-NOKPROBE_SYMBOL(arm64_kprobe_detour_enter);
 
 /*
  * Where a hit whose pre_handler moved the pc goes on, and the pstate it

@@ -246,10 +246,11 @@ NOKPROBE(arch_kprobe_ftrace_caller)
  * The rest of pt_regs is filled in as at the ftrace site (pc the probe,
  * sp the context's, pstate EL1h with the live flags and DAIF bits), with
  * a frame record naming the probe chained to the context's x29, and
- * arm64_kprobe_detour_enter(op, regs) runs the hit.  x2 to x29 and the condition
- * flags, which may be live at the probe unlike at a function's entry or
- * return, come back from pt_regs as the handlers left them; x0 is what
- * arm64_kprobe_detour_enter() returned.  The detour reloads x0, x1 and x30 itself.
+ * kprobe_detour_hit(op, regs), the core's, runs the hit.  x2 to x29 and
+ * the condition flags, which may be live at the probe unlike at a
+ * function's entry or return, come back from pt_regs as the handlers
+ * left them; x0 is what kprobe_detour_hit() returned.  The detour reloads
+ * x0, x1 and x30 itself.
  */
 #define KPD_FRAME	(PT_REGS_SIZE + 16)
 #define KPD_RETURN	PT_REGS_SIZE
@@ -270,7 +271,7 @@ SYM_FUNC_START(arm64_kprobe_detour_common)
 	add	x29, sp, #S_STACKFRAME
 
 	mov	x1, sp
-	bl	arm64_kprobe_detour_enter
+	bl	kprobe_detour_hit
 
 	/*
 	 * A pre_handler moved the pc.  Every register will be the context's

@@ -7,7 +7,7 @@
  * template:
  *
  *	entry:	build a struct pt_regs on the stack, as the int3 trap does
- *		call kpx_detour_enter(op, regs)   (the buffer knows its probe)
+ *		call kprobe_detour_hit(op, regs)   (the buffer knows its probe)
  *		if a handler moved regs->ip, go to "moved"
  *		restore the registers and flags
  *	region:	the instructions the jump covers, relocated
@@ -54,85 +54,6 @@
 #include <asm/text-patching.h>
 
 #include "common.h"
-
-/*
- * The handlers of @op's aggregate. With a single probe in it (the usual
- * case) call it directly: the same as the aggregate's handler, one call
- * and one list walk less.
- */
-static __always_inline int kpx_detour_handlers(struct optimized_kprobe *op,
-					       struct pt_regs *regs)
-{
-	struct kprobe *kp = READ_ONCE(op->solo);
-
-	if (!kp)
-		return op->kp.pre_handler(&op->kp, regs);
-	if (!kp->pre_handler || kprobe_disabled(kp))
-		return 0;
-	return kp->pre_handler(kp, regs);
-}
-
-/*
- * The hit's handlers, with this CPU taken for the probe meanwhile.
- * @nested is a constant: whether kprobe_nest_or_miss() let the hit run.
- */
-static __always_inline int kpx_detour_run(struct optimized_kprobe *op,
-					  struct pt_regs *regs, bool nested)
-{
-	int moved;
-
-	kprobe_running_set(&op->kp);
-	__this_cpu_write(kprobe_ctlblk.kprobe_status, KPROBE_HIT_ACTIVE);
-	moved = kpx_detour_handlers(op, regs);
-	kprobe_running_end(nested);
-	return moved;
-}
-
-/*
- * A hit while a probe runs on this CPU: from a deeper context (an
- * interrupt in the running handler) it runs as a hit of its own, else it
- * is only counted.  Out of line, so that the first hit's path keeps no
- * registers for it.
- */
-static noinline notrace int kpx_detour_nested(struct optimized_kprobe *op,
-					      struct pt_regs *regs)
-{
-	if (!kprobe_nest_or_miss(&op->kp))
-		return 0;
-	return kpx_detour_run(op, regs, true);
-}
-NOKPROBE_SYMBOL(kpx_detour_nested);
-
-/*
- * Called from a detour buffer on the probed context's stack, with regs
- * complete (the buffer wrote cs, ss, ip and orig_ax as the trap would).
- * Returns non-zero when a handler moved regs->ip, which the buffer then
- * follows instead of running the region.
- */
-static notrace int kpx_detour_enter(struct optimized_kprobe *op,
-				    struct pt_regs *regs)
-{
-	int moved = 0;
-
-	/*
-	 * Checked in a hit section: an unregistration marks the entry
-	 * disabled before it waits for the hits in progress, so a task that
-	 * was preempted earlier in the buffer either sees the mark or is
-	 * waited for.
-	 */
-	preempt_disable();
-	kprobe_hit_begin();
-	if (!kprobe_disabled(&op->kp)) {
-		if (unlikely(kprobe_running()))
-			moved = kpx_detour_nested(op, regs);
-		else
-			moved = kpx_detour_run(op, regs, false);
-	}
-	kprobe_hit_end();
-	preempt_enable();
-	return moved;
-}
-NOKPROBE_SYMBOL(kpx_detour_enter);
 
 /* The detour emitter: @img is built in memory to run at @at. */
 struct kpx_emit {
@@ -265,7 +186,7 @@ static void kpx_emit_restore(struct kpx_emit *e)
 }
 
 /*
- * The arguments of kpx_detour_enter(@op, regs), regs being the stack
+ * The arguments of kprobe_detour_hit(@op, regs), regs being the stack
  * pointer: %rdi and %rsi on x86_64, %eax and %edx on i386 (regparm).
  */
 static void kpx_emit_enter_args(struct kpx_emit *e, struct optimized_kprobe *op)
@@ -370,7 +291,7 @@ static int kpx_emit_detour(struct optimized_kprobe *op, u8 *img,
 		kpx_emit(&e, 0x0f, 0x01, 0xca);			/* clac */
 
 	kpx_emit_enter_args(&e, op);
-	if (!kpx_emit_rel32(&e, CALL_INSN_OPCODE, kpx_detour_enter))
+	if (!kpx_emit_rel32(&e, CALL_INSN_OPCODE, kprobe_detour_hit))
 		return -ERANGE;
 	kpx_emit(&e, 0x85, 0xc0);				/* test %eax, %eax */
 	kpx_emit(&e, 0x0f, 0x85);				/* jnz moved */
