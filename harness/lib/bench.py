@@ -109,10 +109,22 @@ def hits_problem(d, kind):
     return None
 
 
+# The floors are ftrace direct calls: a kernel without them (arm64 built
+# for size, harness/kp --os) has no floor to measure, by design.
+FLOOR_KINDS = ('floor', 'floorregs')
+
+
+def no_floor(d, kind):
+    return (kind in FLOOR_KINDS and 'failed' in d and
+            'Operation not supported' in d['failed'])
+
+
 def cell(data, kind, key):
     d = data.get(kind)
     if d is None:
         return None, 'missing'
+    if no_floor(d, kind):
+        return None, 'n/a'
     if 'failed' in d or hits_problem(d, kind):
         return None, 'failed'
     value = float(d[key])
@@ -137,7 +149,7 @@ def main(base_log, proj_log, header):
         bs = f'{b:.2f}' if b is not None else bm
         ps = f'{p:.2f}' if p is not None else pm
         ch = f'{(p - b) / b * 100:+.1f}%' if b and p is not None else ''
-        if b is None or p is None:
+        if (b is None or p is None) and not (bm == 'n/a' and pm == 'n/a'):
             bad += 1
         mode = f'{bm}/{pm}' if key == 'per_hit' else ''
         print(fmt.format(label, bs, ps, ch, mode))
@@ -148,6 +160,9 @@ def main(base_log, proj_log, header):
             d = data.get(kind)
             if d is None:
                 why = f'kind={kind}: no "kpbench: kind={kind}" line in its console'
+            elif no_floor(d, kind):
+                print(f'{name}: kind={kind}: no ftrace direct calls in this kernel, no floor')
+                continue
             elif 'failed' in d:
                 why = f'kind={kind} {d["failed"]}'
             else:

@@ -6,8 +6,8 @@
 # bench_table ARCH BASE-CONSOLE PROJECT-CONSOLE DESCRIPTION-OF-THE-PROJECT
 bench_table() {
 	python3 "$KP_HARNESS/lib/bench.py" "$2" "$3" \
-		"# harness/kp bench --arch $1   ($(base_version); project $4)
-# QEMU TCG, -icount shift=0,sleep=off, -smp ${KP_SMP:-2}; config harness/config/{common,$1}.config
+		"# harness/kp bench --arch $1${KP_OS:+ --os}   ($(base_version); project $4)
+# QEMU TCG, -icount shift=0,sleep=off, -smp ${KP_SMP:-2}; config harness/config/{common,$1${KP_OS:+,os}}.config
 # per hit = (loop time with the probe - without) / 100000 calls"
 }
 
@@ -22,13 +22,13 @@ run_bench() {
 		for v in base project; do
 			KP_VARIANT=$v
 			build "$v" "$a" 0
-			KP_ICOUNT=1 guest_boot bench "$v-$a-bench" progress ||
+			KP_ICOUNT=1 guest_boot bench "$v-$a$(flavour_suffix)-bench" progress ||
 				die "$v-$a: the benchmark guest did not finish"
 			python3 "$KP_HARNESS/lib/ktap.py" check "$KP_CONSOLE" >/dev/null ||
 				die "$v-$a: kernel splat or failure during the benchmark ($KP_CONSOLE)"
 			logs+=("$KP_CONSOLE")
 		done
-		out=$KP_HARNESS/bench/$a.txt
+		out=$KP_HARNESS/bench/$a$(flavour_suffix).txt
 		# A failed row (bench.py prints why under the table) leaves the
 		# committed table as it was; the failed one stays in out/logs.
 		bench_table "$a" "${logs[0]}" "${logs[1]}" "$desc" | tee "$KP_RESULTS/bench-$a.txt" ||

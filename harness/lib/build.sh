@@ -82,6 +82,7 @@ config_fragments() {
 	fi
 	distro_whole && echo "$KP_BUILD_OUT/distro-whole.config"
 	[ "${KP_DISTRO:-}" = rt ] && echo "$KP_HARNESS/config/distro-rt.config"
+	[ -n "${KP_OS:-}" ] && echo "$KP_HARNESS/config/os.config"
 	if [ "$debug" = 1 ]; then
 		echo "$KP_HARNESS/config/debug.config"
 		# What the arch cannot have of it (KASAN on i386 and mips).

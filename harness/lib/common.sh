@@ -316,9 +316,11 @@ booting_arches() {
 flavour_suffix() {
 	case ${KP_DISTRO:-} in
 	'') ;;
-	distro) echo -distro ;;
-	*) echo "-distro-$KP_DISTRO" ;;
+	distro) printf %s -distro ;;
+	*) printf %s "-distro-$KP_DISTRO" ;;
 	esac
+	[ -z "${KP_OS:-}" ] || printf %s -os
+	echo
 }
 
 # The base's record of refused functions (harness/stress/) for ARCH, DEBUG

@@ -760,6 +760,9 @@ class Scratch(unittest.TestCase):
     def test_matrix_variants_and_arches(self):
         run_script(self, 'matrix-variants.sh')
 
+    def test_os_kernels_are_built_apart(self):
+        run_script(self, 'os-flavour.sh')
+
 
 class GuestLib(unittest.TestCase):
     """harness/guest/lib.sh as the guest runs it, in busybox's sh."""
