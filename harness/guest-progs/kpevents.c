@@ -22,7 +22,9 @@
  * NR_CALLS times with the probes enabled; each line's "hits=" is what
  * that probe counted, so a row whose probes never armed fails
  * (harness/lib/bench.py).  A line is
- * "kpbench: kind=KIND hits=H taken=T refused=R register_us=... ...".
+ * "kpbench: kind=KIND hits=H taken=T refused=R register_us=... ...",
+ * after a "kpevents: kind=KIND refused FUNCTION: ERROR" line for each
+ * function the kernel would not probe, to compare kernels by.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -144,6 +146,11 @@ static void pick_functions(int want)
 	}
 }
 
+static void refused(const char *func)
+{
+	printf("kpevents: kind=%s refused %s: %s\n", kind, func, strerror(errno));
+}
+
 static int write_str(int fd, const char *s)
 {
 	return write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
@@ -213,7 +220,7 @@ static void events(void)
 	char *taken = calloc(nr_names + 1, 1);
 	long long reg = 0, unreg = 0, en, dis, t;
 	unsigned long hits;
-	int fd, i, nr_taken = 0;
+	int fd, i, ok, nr_taken = 0;
 
 	fd = open(EVENTS, O_WRONLY | O_APPEND);
 	if (fd < 0 || !taken)
@@ -222,13 +229,16 @@ static void events(void)
 	for (i = 0; i <= nr_names; i++) {
 		event_line(line, sizeof(line), i);
 		t = now_us();
-		if (!write_str(fd, line)) {
+		ok = !write_str(fd, line);
+		reg += now_us() - t;
+		if (ok) {
 			taken[i] = 1;
 			nr_taken++;
 		} else if (i == nr_names) {
 			die(kind, "writing the getppid event");
+		} else {
+			refused(names[i]);
 		}
-		reg += now_us() - t;
 	}
 	hits = enabled_round(&en, &dis);
 	for (i = 0; i <= nr_names; i++) {
@@ -289,7 +299,7 @@ static void pmu(void)
 {
 	int *fds = malloc((nr_names + 1) * sizeof(int));
 	long long reg = 0, unreg = 0, t;
-	int i, type, nr_taken = 0;
+	int i, type, err, nr_taken = 0;
 	uint64_t count = 0;
 	FILE *f = fopen(KPROBE_PMU_TYPE, "r");
 
@@ -300,10 +310,14 @@ static void pmu(void)
 		t = now_us();
 		fds[i] = pmu_open(type, i == nr_names ? ppid_func : names[i]);
 		if (fds[i] >= 0 && ioctl(fds[i], PERF_EVENT_IOC_ENABLE, 0)) {
+			err = errno;
 			close(fds[i]);
 			fds[i] = -1;
+			errno = err;
 		}
 		reg += now_us() - t;
+		if (fds[i] < 0 && i < nr_names)
+			refused(names[i]);
 		nr_taken += fds[i] >= 0;
 	}
 	if (fds[nr_names] < 0)
