@@ -5,6 +5,7 @@
  * handlers, and a probe on this module's init text.
  */
 #include <kunit/test.h>
+#include <linux/bug.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/jump_label.h>
@@ -1353,11 +1354,123 @@ static void reject_jump_label_site(struct kunit *test)
 #endif
 }
 
+#ifdef CONFIG_GENERIC_BUG
+static __used noinline __noipa u32 kpt_warns_twice(u32 x)
+{
+	WARN_ON_ONCE(x == 0xbad00001);
+	WARN_ON_ONCE(x == 0xbad00002);
+	return x + 1;
+}
+
+/* More WARN() sites than a registration keeps for one function. */
+static __used noinline __noipa u32 kpt_warns_often(u32 x)
+{
+	WARN_ON_ONCE(x == 0xbad00001);
+	WARN_ON_ONCE(x == 0xbad00002);
+	WARN_ON_ONCE(x == 0xbad00003);
+	WARN_ON_ONCE(x == 0xbad00004);
+	WARN_ON_ONCE(x == 0xbad00005);
+	WARN_ON_ONCE(x == 0xbad00006);
+	WARN_ON_ONCE(x == 0xbad00007);
+	WARN_ON_ONCE(x == 0xbad00008);
+	WARN_ON_ONCE(x == 0xbad00009);
+	WARN_ON_ONCE(x == 0xbad0000a);
+	WARN_ON_ONCE(x == 0xbad0000b);
+	return x + 1;
+}
+
+/*
+ * Is @addr a BUG() or WARN() site, as the table holding this suite's
+ * sites says: the module's own, or, built in, the kernel's.
+ */
+static bool kpt_bug_site(unsigned long addr)
+{
+#if IS_MODULE(CONFIG_KPROBES_SANITY_TEST)
+	const struct bug_entry *bug = THIS_MODULE->bug_table;
+	const struct bug_entry *end = bug + THIS_MODULE->num_bugs;
+	unsigned long at;
+
+	for (; bug < end; bug++) {
+#ifdef CONFIG_GENERIC_BUG_RELATIVE_POINTERS
+		at = (unsigned long)&bug->bug_addr_disp + bug->bug_addr_disp;
+#else
+		at = bug->bug_addr;
+#endif
+		if (at == addr)
+			return true;
+	}
+	return false;
+#else
+	return find_bug(addr);
+#endif
+}
+
+/*
+ * @fn's entry takes a probe and none of its BUG() sites does, in either
+ * order: the sites first (what registration learns of @fn comes with the
+ * first site) or the entry first (the sites are answered from what it
+ * learnt).
+ * The decoders refuse the trap instruction with the same errno, so the
+ * site check is also asked on its own, in and out of a batch.
+ */
+static void kpt_reject_bug_sites(struct kunit *test, u32 (*fn)(u32),
+				 int min_sites, bool entry_first)
+{
+	unsigned long start = (unsigned long)fn;
+	unsigned long size = kpt_symbol_size(fn);
+	struct test_probe *entry = kpt_probe_at(test, 'A', NULL, fn);
+	struct test_probe *tp;
+	unsigned long at;
+	int sites = 0;
+	u8 *site;
+
+	if (entry_first) {
+		KUNIT_EXPECT_FALSE(test, kprobe_site_reserved_kunit(fn, true));
+		KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &entry->kp), 0);
+	}
+	for (at = start; at < start + size; at++) {
+		if (!kpt_bug_site(at))
+			continue;
+		sites++;
+		site = (u8 *)at;
+		KUNIT_EXPECT_TRUE_MSG(test, kprobe_site_reserved_kunit(site, true),
+				      "the WARN() site %pS, in a batch", site);
+		KUNIT_EXPECT_TRUE_MSG(test, kprobe_site_reserved_kunit(site, false),
+				      "the WARN() site %pS, alone", site);
+		KUNIT_EXPECT_FALSE_MSG(test,
+				       kprobe_site_reserved_kunit(site + 1, true),
+				       "the byte after the WARN() site %pS", site);
+		tp = kpt_probe_at(test, 'B', NULL, site);
+		KUNIT_EXPECT_EQ_MSG(test, kpt_reg_kprobe(test, &tp->kp), -EINVAL,
+				    "a probe on the WARN() site %pS", tp->kp.addr);
+	}
+	KUNIT_EXPECT_GE(test, sites, min_sites);
+	if (!entry_first) {
+		KUNIT_EXPECT_FALSE(test, kprobe_site_reserved_kunit(fn, true));
+		KUNIT_ASSERT_EQ(test, kpt_reg_kprobe(test, &entry->kp), 0);
+	}
+	KUNIT_EXPECT_EQ(test, fn(1), 2u);
+	KUNIT_EXPECT_EQ(test, entry->pre_hits, 1);
+}
+#endif
+
+/* A BUG() or WARN() site belongs to the kernel's trap handler. */
+static void reject_bug_site(struct kunit *test)
+{
+#if !defined(CONFIG_GENERIC_BUG)
+	kunit_skip(test, "no BUG() table on this arch");
+#else
+	kpt_reject_bug_sites(test, kpt_warns_twice, 2, false);
+	kpt_reject_bug_sites(test, kpt_warns_often, 11, true);
+#endif
+}
+
 static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(fault_in_probed_insn),
 	KUNIT_CASE(fault_in_probed_insn_irqs_off),
 	KUNIT_CASE(reject_jump_label_site),
 	KUNIT_CASE(reject_static_call_site),
+	KUNIT_CASE(reject_bug_site),
 	KUNIT_CASE_PARAM(fault_in_handler, kpt_place_gen_params),
 	KUNIT_CASE(register_by_symbol),
 	KUNIT_CASE_PARAM(register_by_address, kpt_place_gen_params),
