@@ -83,11 +83,13 @@ static void kprobe_run_arm_pass(void)
 		return;
 	scoped_guard(kprobe_text)
 		arch_arm_kprobes(kprobe_pass, nr_brk);
+	kprobe_opt_gather_begin();
 	for (i = 0; i < nr_brk; i++) {
 		entry = kprobe_pass[i];
 		kprobe_opt_update(entry);
 		kprobe_make_optimizable(entry);
 	}
+	kprobe_opt_gather_end();
 }
 
 /* @p, new in the table, is armed by the batch's pass. */
@@ -105,12 +107,11 @@ void kprobe_arm_later(struct kprobe *p)
  */
 static void kprobe_disarm_pass_entries(int n)
 {
-	int i, nr_brk = kprobe_pass_split(n);
+	int nr_brk = kprobe_pass_split(n);
 
 	if (nr_brk) {
 		guard(kprobe_text)();
-		for (i = 0; i < nr_brk; i++)
-			__kprobe_opt_off(kprobe_pass[i]);
+		__kprobe_opt_off_many(kprobe_pass, nr_brk);
 		arch_disarm_kprobes(kprobe_pass, nr_brk);
 	}
 	if (n > nr_brk)
@@ -144,9 +145,12 @@ void kprobe_disarm_later(struct kprobe *entry)
 {
 	if (kprobe_pass_nr == KPROBE_PASS_MAX)
 		kprobe_run_disarm_pass();
-	/* No more a registered probe's owner; no jump from now on. */
+	/*
+	 * No more a registered probe's owner, and never optimized again.  A
+	 * jump in place comes out in the pass, with the batch's others.
+	 */
 	entry->flags |= KPROBE_FLAG_DISARM_PENDING;
-	kprobe_opt_off(entry);
+	kprobe_opt_cancel(entry);
 	kprobe_pass[kprobe_pass_nr++] = entry;
 }
 

@@ -385,7 +385,11 @@ bool kprobe_opt_is_on(void);
 bool kprobe_opt_unprepared(struct kprobe_aggr *aggr);
 bool kprobe_opt_prepare(struct kprobe_aggr *aggr, struct kprobe *orig);
 void kprobe_opt_update(struct kprobe *entry);
+void kprobe_opt_gather_begin(void);
+void kprobe_opt_gather_end(void);
 void __kprobe_opt_off(struct kprobe *entry);
+void __kprobe_opt_off_many(struct kprobe **entries, int n);
+void kprobe_opt_cancel(struct kprobe *entry);
 void kprobe_opt_off(struct kprobe *entry);
 void kprobe_opt_release(struct kprobe *entry);
 void kprobe_opt_free_aggr(struct kprobe_aggr *aggr);
@@ -414,7 +418,11 @@ static inline bool kprobe_opt_prepare(struct kprobe_aggr *aggr,
 }
 
 static inline void kprobe_opt_update(struct kprobe *entry) { }
+static inline void kprobe_opt_gather_begin(void) { }
+static inline void kprobe_opt_gather_end(void) { }
 static inline void __kprobe_opt_off(struct kprobe *entry) { }
+static inline void __kprobe_opt_off_many(struct kprobe **entries, int n) { }
+static inline void kprobe_opt_cancel(struct kprobe *entry) { }
 static inline void kprobe_opt_off(struct kprobe *entry) { }
 static inline void kprobe_opt_release(struct kprobe *entry) { }
 static inline bool kprobe_opt_underway(struct kprobe *entry)

@@ -13,7 +13,8 @@
  *
  *   NONE     no buffer; never leaves this state
  *   IDLE     buffer ready; the jump is not wanted now
- *   QUEUED   wanted, on kprobe_opt_queue
+ *   QUEUED   wanted, on kprobe_opt_queue, or gathered for the end of a
+ *            batch's arming pass (kprobe_opt_gather_begin())
  *   WAITING  on kprobe_opt_waiting while the optimizer waits, holding no
  *            lock, until no task can be inside the region
  *   ACTIVE   the jump is in place
@@ -165,6 +166,86 @@ void __kprobe_opt_off(struct kprobe *entry)
 	kprobe_opt_idle(op);
 }
 
+/* The probe a detour may call directly: the aggregate's only one. */
+static void kprobe_opt_solo_update(struct optimized_kprobe *op)
+{
+	struct list_head *probes = &op->kp.list;
+
+	WRITE_ONCE(op->solo, list_is_singular(probes) ?
+		   list_first_entry(probes, struct kprobe, list) : NULL);
+}
+
+/*
+ * Take the jumps of the ACTIVE probes on @active out with one text write of
+ * the architecture's, and move the probes to IDLE.  They stay ACTIVE until
+ * the jumps are out: a hit meanwhile needs the region copy.
+ */
+static void kprobe_opt_unjump(struct list_head *active)
+{
+	struct optimized_kprobe *op, *next;
+	LIST_HEAD(done);
+
+	lockdep_assert_held(&text_mutex);
+	if (list_empty(active))
+		return;
+	arch_unoptimize_kprobes(active, &done);
+	list_splice_tail_init(active, &done);
+	list_for_each_entry_safe(op, next, &done, list) {
+		list_del_init(&op->list);
+		kprobe_opt_set_state(op, KPROBE_OPT_IDLE);
+	}
+}
+
+/**
+ * __kprobe_opt_off_many() - __kprobe_opt_off() for each of a pass's entries
+ * @entries: table entries
+ * @n: how many
+ *
+ * The jumps in place come out together, in one text write of the
+ * architecture's rather than one each: on arm64 each is a stop_machine().
+ * Called with kprobe_mutex and the text lock held.
+ */
+void __kprobe_opt_off_many(struct kprobe **entries, int n)
+{
+	struct optimized_kprobe *op;
+	LIST_HEAD(active);
+	int i;
+
+	lockdep_assert_held(&kprobe_mutex);
+	lockdep_assert_held(&text_mutex);
+	for (i = 0; i < n; i++) {
+		op = kprobe_opt_of(entries[i]);
+		if (!op)
+			continue;
+		if (op->state == KPROBE_OPT_ACTIVE)
+			list_add_tail(&op->list, &active);
+		else
+			kprobe_opt_idle(op);
+	}
+	kprobe_opt_unjump(&active);
+}
+
+/**
+ * kprobe_opt_cancel() - keep @entry's jump from going in
+ * @entry: a table entry whose breakpoint waits for a disarming pass
+ *
+ * A jump already in place stays until the pass takes it out with the
+ * others of its batch (__kprobe_opt_off_many()); meanwhile a hit through
+ * it runs what a hit on the breakpoint would: the probes still on the
+ * aggregate.  Called with kprobe_mutex held.
+ */
+void kprobe_opt_cancel(struct kprobe *entry)
+{
+	struct optimized_kprobe *op = kprobe_opt_of(entry);
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!op)
+		return;
+	kprobe_opt_solo_update(op);
+	if (op->state != KPROBE_OPT_ACTIVE)
+		kprobe_opt_idle(op);
+}
+
 /**
  * kprobe_opt_off() - take the jump out, wherever the optimizer is with it
  * @entry: a table entry
@@ -187,19 +268,64 @@ void kprobe_opt_off(struct kprobe *entry)
 	}
 }
 
-/* IDLE to ACTIVE without the optimizer: see the hook above. */
+/*
+ * Put the jumps of the probes on @ops in, in one batch of text writes:
+ * each is ACTIVE from before its jump is in (a hit on the breakpoint
+ * meanwhile needs the region copy), and back to IDLE if the architecture
+ * could not put it in.  @ops is empty after.
+ */
+static void kprobe_opt_jump_in(struct list_head *ops)
+{
+	struct optimized_kprobe *op, *next;
+
+	list_for_each_entry(op, ops, list)
+		kprobe_opt_set_state(op, KPROBE_OPT_ACTIVE);
+	scoped_guard(kprobe_text)
+		arch_optimize_kprobes(ops);
+	/* The architecture unlinks what it optimized; anything left failed. */
+	list_for_each_entry_safe(op, next, ops, list) {
+		list_del_init(&op->list);
+		kprobe_opt_set_state(op, KPROBE_OPT_IDLE);
+	}
+}
+
+/*
+ * A batch's arming pass, and the sysctl turned on, gather here the jumps
+ * that need no wait (arch_optimized_kprobe_needs_wait()), QUEUED, and put
+ * them in together when done: one batch of text writes rather than one
+ * per probe, which on arm64 is a stop_machine() each.
+ */
+static LIST_HEAD(kprobe_opt_gathered);
+static bool kprobe_opt_gathering;
+
+/* kprobe_mutex is held from here to kprobe_opt_gather_end(). */
+void kprobe_opt_gather_begin(void)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	kprobe_opt_gathering = true;
+}
+
+/* Put the gathered jumps in; the text lock is not held. */
+void kprobe_opt_gather_end(void)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	kprobe_opt_gathering = false;
+	if (!list_empty(&kprobe_opt_gathered))
+		kprobe_opt_jump_in(&kprobe_opt_gathered);
+}
+
+/* IDLE to ACTIVE without the optimizer's wait, or gathered for a pass. */
 static void kprobe_opt_now(struct optimized_kprobe *op)
 {
 	LIST_HEAD(one);
 
-	kprobe_opt_set_state(op, KPROBE_OPT_ACTIVE);
-	list_add(&op->list, &one);
-	scoped_guard(kprobe_text)
-		arch_optimize_kprobes(&one);
-	if (!list_empty(&one)) {
-		list_del_init(&op->list);
-		kprobe_opt_set_state(op, KPROBE_OPT_IDLE);
+	if (kprobe_opt_gathering) {
+		kprobe_opt_set_state(op, KPROBE_OPT_QUEUED);
+		list_add_tail(&op->list, &kprobe_opt_gathered);
+		return;
 	}
+	list_add(&op->list, &one);
+	kprobe_opt_jump_in(&one);
 }
 
 /**
@@ -217,9 +343,7 @@ void kprobe_opt_update(struct kprobe *entry)
 	if (!op)
 		return;
 
-	WRITE_ONCE(op->solo, list_is_singular(&entry->list) ?
-		   list_first_entry(&entry->list, struct kprobe, list) : NULL);
-
+	kprobe_opt_solo_update(op);
 	if (!kprobe_opt_wanted(op)) {
 		kprobe_opt_off(entry);
 		return;
@@ -380,7 +504,7 @@ EXPORT_SYMBOL_IF_KUNIT(kprobe_opt_reap_wait_kunit);
  */
 static void kprobe_opt_run(struct work_struct *work)
 {
-	struct optimized_kprobe *op, *next;
+	struct optimized_kprobe *op;
 
 	scoped_guard(mutex, &kprobe_mutex) {
 		list_for_each_entry(op, &kprobe_opt_queue, list)
@@ -396,15 +520,7 @@ static void kprobe_opt_run(struct work_struct *work)
 	guard(mutex)(&kprobe_mutex);
 	if (list_empty(&kprobe_opt_waiting))
 		return;
-	list_for_each_entry(op, &kprobe_opt_waiting, list)
-		kprobe_opt_set_state(op, KPROBE_OPT_ACTIVE);
-	scoped_guard(kprobe_text)
-		arch_optimize_kprobes(&kprobe_opt_waiting);
-	/* The architecture unlinks what it optimized; anything left failed. */
-	list_for_each_entry_safe(op, next, &kprobe_opt_waiting, list) {
-		list_del_init(&op->list);
-		kprobe_opt_set_state(op, KPROBE_OPT_IDLE);
-	}
+	kprobe_opt_jump_in(&kprobe_opt_waiting);
 	if (!list_empty(&kprobe_opt_queue))
 		mod_delayed_work(system_unbound_wq, &kprobe_opt_work,
 				 KPROBE_OPT_DELAY);
@@ -440,12 +556,11 @@ EXPORT_SYMBOL_IF_KUNIT(wait_for_kprobe_optimizer);
  */
 void kprobe_opt_set_enabled(bool on)
 {
-	struct optimized_kprobe *op, *next;
+	struct optimized_kprobe *op;
 	struct hlist_node *tmp;
 	struct hlist_head *head;
 	struct kprobe *entry;
 	LIST_HEAD(active);
-	LIST_HEAD(done);
 	unsigned int i;
 
 	guard(mutex)(&kprobe_mutex);
@@ -454,6 +569,7 @@ void kprobe_opt_set_enabled(bool on)
 	kprobe_opt_enabled = on;
 	pr_info("jump optimization %s\n", on ? "on" : "off");
 
+	kprobe_opt_gather_begin();
 	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
 		head = kprobe_list_bucket(i);
 		/* Wrapping a lone probe replaces its node: the safe walk. */
@@ -469,16 +585,9 @@ void kprobe_opt_set_enabled(bool on)
 				list_add_tail(&op->list, &active);
 		}
 	}
-	if (list_empty(&active))
-		return;
-	/* ACTIVE until the jumps are out: a hit meanwhile needs the region copy. */
+	kprobe_opt_gather_end();
 	scoped_guard(kprobe_text)
-		arch_unoptimize_kprobes(&active, &done);
-	list_splice_tail_init(&active, &done);
-	list_for_each_entry_safe(op, next, &done, list) {
-		list_del_init(&op->list);
-		kprobe_opt_set_state(op, KPROBE_OPT_IDLE);
-	}
+		kprobe_opt_unjump(&active);
 }
 EXPORT_SYMBOL_IF_KUNIT(kprobe_opt_set_enabled);
 

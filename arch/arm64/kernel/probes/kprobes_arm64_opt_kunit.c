@@ -3,8 +3,9 @@
  * KUnit cases for arm64 jump optimization: which probed instructions get
  * a detour and how each runs there, what a handler sees and may change there, the condition flags
  * across it, a pc moved by a pre_handler, a probe hit from a handler, the
- * sysctl, a post_handler keeping the BRK, a kretprobe's entry, and a task
- * preempted in a detour whose probe goes away under it.
+ * sysctl, a post_handler keeping the BRK, a kretprobe's entry, a batch's
+ * Bs going in and out together, and a task preempted in a detour whose
+ * probe goes away under it.
  *
  * The test functions are written below in assembly, so that the probed
  * instruction is known; kprobes_arm64_kunit.h says which word is probed.
@@ -726,6 +727,151 @@ static void opt_kretprobe_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpo_ret_value, 42);
 }
 
+#define KPO_BATCH	4
+
+static struct task_struct *kpo_stopper;
+static int kpo_stops;
+
+static int kpo_count_stop(struct kprobe *p, struct pt_regs *regs)
+{
+	if (current == kpo_stopper)
+		kpo_stops++;
+	return 0;
+}
+
+static int kpo_batch_register(struct kprobe **kps)
+{
+	return register_kprobes(kps, KPO_BATCH);
+}
+
+static int kpo_batch_disable(struct kprobe **kps)
+{
+	return disable_kprobes(kps, KPO_BATCH);
+}
+
+static int kpo_batch_unregister(struct kprobe **kps)
+{
+	unregister_kprobes(kps, KPO_BATCH);
+	return 0;
+}
+
+/* The sysctl, off and on: every jump, the batch's among them. */
+static int kpo_batch_opt_off(struct kprobe **kps)
+{
+	kprobe_opt_set_enabled(false);
+	return 0;
+}
+
+static int kpo_batch_opt_on(struct kprobe **kps)
+{
+	kprobe_opt_set_enabled(true);
+	return 0;
+}
+
+/* How many times @fn(@kps) stopped the machine; it must return 0. */
+static int kpo_batch_stops(struct kunit *test, int (*fn)(struct kprobe **kps),
+			   struct kprobe **kps)
+{
+	kpo_stops = 0;
+	kpo_stopper = current;
+	KUNIT_EXPECT_EQ(test, fn(kps), 0);
+	kpo_stopper = NULL;
+	return kpo_stops;
+}
+
+static void kpo_unregister_batch(void *kps)
+{
+	unregister_kprobes(kps, KPO_BATCH);
+}
+
+/* The words @at hold @orig again. */
+static void kpo_expect_words(struct kunit *test, kprobe_opcode_t **at,
+			     const u32 *orig)
+{
+	u32 now;
+	int i;
+
+	for (i = 0; i < KPO_BATCH; i++) {
+		now = le32_to_cpu((__force __le32)READ_ONCE(*at[i]));
+		KUNIT_EXPECT_EQ_MSG(test, now, orig[i], "at %pS", at[i]);
+	}
+}
+
+/*
+ * A batch's jumps go in together, and come out together: registering
+ * optimizable probes with register_kprobes() (or enabling them) stops the
+ * machine once for their BRKs and once for their Bs, and disable_kprobes()
+ * or unregister_kprobes() once for the Bs and once for the BRKs under
+ * them, where each B going in or out on its own stopped the machine once
+ * per probe.  The sysctl takes every B out, and puts them back, with one
+ * stop each way.  The stops are counted with a probe on
+ * stop_machine_cpuslocked(), which aarch64_insn_patch_text() calls, for
+ * this task only.
+ */
+static void opt_batch_jumps_together(struct kunit *test)
+{
+	static void * const funcs[KPO_BATCH] = { kpo_load, kpo_nop, kpo_adr, kpo_b };
+	kprobe_opcode_t *at[KPO_BATCH];
+	struct kprobe **kps, *counter;
+	struct kpo_probe *op;
+	u32 orig[KPO_BATCH];
+	int i, stops;
+
+	counter = kunit_kzalloc(test, sizeof(*counter), GFP_KERNEL);
+	kps = kunit_kcalloc(test, KPO_BATCH, sizeof(*kps), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, counter);
+	KUNIT_ASSERT_NOT_NULL(test, kps);
+	counter->symbol_name = "stop_machine_cpuslocked";
+	counter->pre_handler = kpo_count_stop;
+	for (i = 0; i < KPO_BATCH; i++) {
+		op = kunit_kzalloc(test, sizeof(*op), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, op);
+		at[i] = kpo_word(funcs[i], 1);
+		orig[i] = le32_to_cpu((__force __le32)READ_ONCE(*at[i]));
+		op->kp.addr = at[i];
+		op->kp.pre_handler = kpo_pre;
+		kps[i] = &op->kp;
+	}
+	KUNIT_ASSERT_EQ(test, register_kprobe(counter), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpo_unregister_action,
+							counter), 0);
+
+	stops = kpo_batch_stops(test, kpo_batch_register, kps);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpo_unregister_batch,
+							kps), 0);
+	KUNIT_EXPECT_GE_MSG(test, stops, 1, "register_kprobes() wrote no text");
+	KUNIT_EXPECT_LE_MSG(test, stops, 2, "register_kprobes(): a stop per B");
+	for (i = 0; i < KPO_BATCH; i++)
+		kpo_expect_optimized(test, kps[i]);
+
+	stops = kpo_batch_stops(test, kpo_batch_disable, kps);
+	KUNIT_EXPECT_GE_MSG(test, stops, 1, "disable_kprobes() wrote no text");
+	KUNIT_EXPECT_LE_MSG(test, stops, 2, "disable_kprobes(): a stop per B");
+	kpo_expect_words(test, at, orig);
+
+	KUNIT_ASSERT_EQ(test, enable_kprobes(kps, KPO_BATCH), 0);
+	wait_for_kprobe_optimizer();
+	for (i = 0; i < KPO_BATCH; i++)
+		kpo_expect_optimized(test, kps[i]);
+
+	stops = kpo_batch_stops(test, kpo_batch_opt_off, kps);
+	KUNIT_EXPECT_GE_MSG(test, stops, 1, "the sysctl off wrote no text");
+	KUNIT_EXPECT_LE_MSG(test, stops, 2, "the sysctl off: a stop per B");
+	for (i = 0; i < KPO_BATCH; i++)
+		kpo_expect_brk(test, kps[i]);
+	stops = kpo_batch_stops(test, kpo_batch_opt_on, kps);
+	KUNIT_EXPECT_GE_MSG(test, stops, 1, "the sysctl on wrote no text");
+	KUNIT_EXPECT_LE_MSG(test, stops, 2, "the sysctl on: a stop per B");
+	for (i = 0; i < KPO_BATCH; i++)
+		kpo_expect_optimized(test, kps[i]);
+
+	stops = kpo_batch_stops(test, kpo_batch_unregister, kps);
+	KUNIT_EXPECT_GE_MSG(test, stops, 1, "unregister_kprobes() wrote no text");
+	KUNIT_EXPECT_LE_MSG(test, stops, 2, "unregister_kprobes(): a stop per B");
+	kpo_expect_words(test, at, orig);
+	KUNIT_EXPECT_EQ(test, kpo_run_load(), 0);
+}
+
 static int kpo_suite_init(struct kunit_suite *suite)
 {
 	/* Every case expects the sysctl's default. */
@@ -743,6 +889,7 @@ static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(opt_sysctl_switch),
 	KUNIT_CASE(opt_post_handler_keeps_brk),
 	KUNIT_CASE(opt_kretprobe_entry),
+	KUNIT_CASE(opt_batch_jumps_together),
 	KUNIT_CASE_ATTR(opt_preempted_in_detour, { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };
