@@ -105,9 +105,11 @@ struct optimized_kprobe;
 /**
  * struct arch_optimized_insn - arm64 state of an optimized probe
  * @detour: the probe's detour, within a B of it; NULL until prepared
+ * @written: the detour is in its slot; it is written with the first B
  */
 struct arch_optimized_insn {
 	kprobe_opcode_t *detour;
+	bool written;
 };
 
 /* A one-instruction region has no middle for a task to wait in. */

@@ -43,10 +43,12 @@
  *
  * A B and a BRK are both instructions the architecture lets one CPU
  * replace with the other while others run it: a CPU that still sees the
- * BRK takes the ordinary BRK path, valid throughout.  The detour is
- * written, and every CPU's instruction stream synchronized with it
- * (aarch64_insn_copy()), long before its B goes in, and the jumps of a
- * batch go in, and come out, with one stop_machine() as BRKs do.  The
+ * BRK takes the ordinary BRK path, valid throughout.  A batch's detours
+ * are written, and every CPU's instruction stream synchronized with them
+ * (aarch64_insn_copy()), right before their Bs go in, and the jumps of a
+ * batch go in, and come out, with one stop_machine() as BRKs do.  Each
+ * copy ends with an IPI to every CPU, so neighbouring slots are written
+ * with one copy rather than one per detour.  The
  * region is a single instruction: no task can be inside it, so the
  * optimizer needs no wait before the jump goes in.
  *
@@ -59,6 +61,7 @@
 #include <linux/extable.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
+#include <linux/memory.h>
 #include <linux/ptrace.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
@@ -413,15 +416,15 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 					addr + (SZ_128M - PAGE_SIZE));
 	if (!detour)
 		return -ENOMEM;
+	/* Encoded here to refuse early; written with its B. */
 	ret = kpa_detour_encode(op, detour, words);
-	if (!ret && !aarch64_insn_copy(detour, words, sizeof(words)))
-		ret = -EFAULT;
 	if (ret) {
 		pr_debug("cannot optimize %pS: no detour (%d)\n", op->kp.addr, ret);
 		free_optinsn_slot(detour, 0);
 		return ret;
 	}
 	op->optinsn.detour = detour;
+	op->optinsn.written = false;
 	return 0;
 }
 
@@ -433,22 +436,74 @@ void arch_remove_optimized_kprobe(struct optimized_kprobe *op)
 {
 	if (!op->optinsn.detour)
 		return;
-	free_optinsn_slot(op->optinsn.detour, 1);
+	/* Never written, it was never reachable. */
+	free_optinsn_slot(op->optinsn.detour, op->optinsn.written);
 	op->optinsn.detour = NULL;
 }
 
-/* Put the B of every probe on @oplist in place, in one batch. */
+/*
+ * The run of detours being gathered for one copy, under text_mutex: the
+ * words of each, and its probe.  Their slots follow one another.
+ */
+#define KPA_RUN_DETOURS	(SZ_4K / (KPA_D_WORDS * AARCH64_INSN_SIZE))
+
+static u32 kpa_run_words[KPA_RUN_DETOURS][KPA_D_WORDS];
+static struct optimized_kprobe *kpa_run_ops[KPA_RUN_DETOURS];
+static unsigned int kpa_run_len;
+
+/* Write the run's detours to their slots with one copy. */
+static void kpa_run_flush(void)
+{
+	unsigned int i;
+	bool written;
+
+	lockdep_assert_held(&text_mutex);
+	if (!kpa_run_len)
+		return;
+	written = aarch64_insn_copy(kpa_run_ops[0]->optinsn.detour, kpa_run_words,
+				    kpa_run_len * sizeof(kpa_run_words[0]));
+	for (i = 0; i < kpa_run_len; i++)
+		kpa_run_ops[i]->optinsn.written = written;
+	kpa_run_len = 0;
+}
+
+/* Add @op's detour to the run, written first unless @op's slot goes on it. */
+static void kpa_run_add(struct optimized_kprobe *op)
+{
+	kprobe_opcode_t *next;
+
+	if (kpa_run_len) {
+		next = kpa_run_ops[kpa_run_len - 1]->optinsn.detour + KPA_D_WORDS;
+		if (op->optinsn.detour != next || kpa_run_len == KPA_RUN_DETOURS)
+			kpa_run_flush();
+	}
+	/* It encoded when prepared; should it not now, it stays unwritten. */
+	if (kpa_detour_encode(op, op->optinsn.detour, kpa_run_words[kpa_run_len]))
+		return;
+	kpa_run_ops[kpa_run_len++] = op;
+}
+
+/*
+ * Put the B of every probe on @oplist in place, in one batch, once every
+ * detour not yet written is.
+ */
 void arch_optimize_kprobes(struct list_head *oplist)
 {
 	struct optimized_kprobe *op, *next;
 	u32 b;
+
+	list_for_each_entry(op, oplist, list) {
+		if (!op->optinsn.written)
+			kpa_run_add(op);
+	}
+	kpa_run_flush();
 
 	list_for_each_entry_safe(op, next, oplist, list) {
 		b = aarch64_insn_gen_branch_imm((unsigned long)op->kp.addr,
 						(unsigned long)op->optinsn.detour,
 						AARCH64_INSN_BRANCH_NOLINK);
 		/* Left on the list: the core takes it as not optimized. */
-		if (b == AARCH64_BREAK_FAULT)
+		if (!op->optinsn.written || b == AARCH64_BREAK_FAULT)
 			continue;
 		arm64_kprobe_poke_queue(op->kp.addr, b);
 		list_del_init(&op->list);
