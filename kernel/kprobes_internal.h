@@ -398,7 +398,9 @@ bool kprobe_opt_underway(struct kprobe *entry);
 /* The sysctl's work, and what tests look at. */
 void kprobe_opt_set_enabled(bool on);
 enum kprobe_opt_state kprobe_opt_state_of(struct kprobe *p);
+#if IS_ENABLED(CONFIG_KUNIT)
 void kprobe_opt_reap_wait_kunit(void);
+#endif
 #else
 static inline void kprobe_opt_init(void) { }
 static inline bool kprobe_opt_is_on(void)
@@ -628,7 +630,7 @@ int kprobe_bl_add_area(struct list_head *list, unsigned long start,
 #endif
 
 /* kprobes_slots.c */
-#ifdef __ARCH_WANT_KPROBES_INSN_SLOT
+#if defined(__ARCH_WANT_KPROBES_INSN_SLOT) && IS_ENABLED(CONFIG_KUNIT)
 /* What tests look at. */
 bool kprobe_slot_taken_kunit(struct kprobe_insn_cache *c,
 			     kprobe_opcode_t *slot);

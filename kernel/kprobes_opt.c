@@ -485,15 +485,17 @@ void kprobe_opt_free_aggr(struct kprobe_aggr *aggr)
 	queue_work(system_unbound_wq, &kprobe_opt_reap_work);
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
 /**
  * kprobe_opt_reap_wait_kunit() - wait until every detoured aggregate
  * given to kprobe_opt_free_aggr() so far is freed
  */
-VISIBLE_IF_KUNIT void kprobe_opt_reap_wait_kunit(void)
+void kprobe_opt_reap_wait_kunit(void)
 {
 	flush_work(&kprobe_opt_reap_work);
 }
 EXPORT_SYMBOL_IF_KUNIT(kprobe_opt_reap_wait_kunit);
+#endif
 
 /*
  * The optimizer: everything QUEUED becomes WAITING, the tasks that may

@@ -302,6 +302,7 @@ void __free_insn_slot(struct kprobe_insn_cache *c, kprobe_opcode_t *slot,
 }
 EXPORT_SYMBOL_IF_KUNIT(__free_insn_slot);
 
+#if IS_ENABLED(CONFIG_KUNIT)
 /**
  * kprobe_slot_taken_kunit() - may @slot not be handed out now?
  * @c: the cache it came from
@@ -309,8 +310,8 @@ EXPORT_SYMBOL_IF_KUNIT(__free_insn_slot);
  *
  * Return: true while @slot is in use, or freed dirty and not yet reclaimed.
  */
-VISIBLE_IF_KUNIT bool kprobe_slot_taken_kunit(struct kprobe_insn_cache *c,
-					      kprobe_opcode_t *slot)
+bool kprobe_slot_taken_kunit(struct kprobe_insn_cache *c,
+			     kprobe_opcode_t *slot)
 {
 	struct kprobe_slot_page *page;
 	unsigned int i;
@@ -320,6 +321,7 @@ VISIBLE_IF_KUNIT bool kprobe_slot_taken_kunit(struct kprobe_insn_cache *c,
 	return page && page->state[i] != KPROBE_SLOT_FREE;
 }
 EXPORT_SYMBOL_IF_KUNIT(kprobe_slot_taken_kunit);
+#endif
 
 /**
  * __is_insn_slot_addr() - does an address lie in one of a cache's pages?
