@@ -768,15 +768,29 @@ static int kpo_batch_opt_on(struct kprobe **kps)
 	return 0;
 }
 
-/* How many times @fn(@kps) stopped the machine; it must return 0. */
-static int kpo_batch_stops(struct kunit *test, int (*fn)(struct kprobe **kps),
-			   struct kprobe **kps)
+/*
+ * @fn(@kps), named @what, returns 0 and stops the machine once or twice:
+ * it wrote text, and not once per probe.
+ */
+static void kpo_expect_batch_stops(struct kunit *test, const char *what,
+				   int (*fn)(struct kprobe **kps),
+				   struct kprobe **kps)
 {
 	kpo_stops = 0;
 	kpo_stopper = current;
-	KUNIT_EXPECT_EQ(test, fn(kps), 0);
+	KUNIT_EXPECT_EQ_MSG(test, fn(kps), 0, "%s", what);
 	kpo_stopper = NULL;
-	return kpo_stops;
+	KUNIT_EXPECT_GE_MSG(test, kpo_stops, 1, "%s wrote no text", what);
+	KUNIT_EXPECT_LE_MSG(test, kpo_stops, 2, "%s: a stop per B", what);
+}
+
+/* Every probe of the batch is optimized. */
+static void kpo_expect_batch_optimized(struct kunit *test, struct kprobe **kps)
+{
+	int i;
+
+	for (i = 0; i < KPO_BATCH; i++)
+		kpo_expect_optimized(test, kps[i]);
 }
 
 static void kpo_unregister_batch(void *kps)
@@ -815,7 +829,7 @@ static void opt_batch_jumps_together(struct kunit *test)
 	struct kprobe **kps, *counter;
 	struct kpo_probe *op;
 	u32 orig[KPO_BATCH];
-	int i, stops;
+	int i;
 
 	counter = kunit_kzalloc(test, sizeof(*counter), GFP_KERNEL);
 	kps = kunit_kcalloc(test, KPO_BATCH, sizeof(*kps), GFP_KERNEL);
@@ -836,38 +850,25 @@ static void opt_batch_jumps_together(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpo_unregister_action,
 							counter), 0);
 
-	stops = kpo_batch_stops(test, kpo_batch_register, kps);
+	kpo_expect_batch_stops(test, "register_kprobes()", kpo_batch_register, kps);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpo_unregister_batch,
 							kps), 0);
-	KUNIT_EXPECT_GE_MSG(test, stops, 1, "register_kprobes() wrote no text");
-	KUNIT_EXPECT_LE_MSG(test, stops, 2, "register_kprobes(): a stop per B");
-	for (i = 0; i < KPO_BATCH; i++)
-		kpo_expect_optimized(test, kps[i]);
+	kpo_expect_batch_optimized(test, kps);
 
-	stops = kpo_batch_stops(test, kpo_batch_disable, kps);
-	KUNIT_EXPECT_GE_MSG(test, stops, 1, "disable_kprobes() wrote no text");
-	KUNIT_EXPECT_LE_MSG(test, stops, 2, "disable_kprobes(): a stop per B");
+	kpo_expect_batch_stops(test, "disable_kprobes()", kpo_batch_disable, kps);
 	kpo_expect_words(test, at, orig);
 
 	KUNIT_ASSERT_EQ(test, enable_kprobes(kps, KPO_BATCH), 0);
 	wait_for_kprobe_optimizer();
-	for (i = 0; i < KPO_BATCH; i++)
-		kpo_expect_optimized(test, kps[i]);
+	kpo_expect_batch_optimized(test, kps);
 
-	stops = kpo_batch_stops(test, kpo_batch_opt_off, kps);
-	KUNIT_EXPECT_GE_MSG(test, stops, 1, "the sysctl off wrote no text");
-	KUNIT_EXPECT_LE_MSG(test, stops, 2, "the sysctl off: a stop per B");
+	kpo_expect_batch_stops(test, "the sysctl off", kpo_batch_opt_off, kps);
 	for (i = 0; i < KPO_BATCH; i++)
 		kpo_expect_brk(test, kps[i]);
-	stops = kpo_batch_stops(test, kpo_batch_opt_on, kps);
-	KUNIT_EXPECT_GE_MSG(test, stops, 1, "the sysctl on wrote no text");
-	KUNIT_EXPECT_LE_MSG(test, stops, 2, "the sysctl on: a stop per B");
-	for (i = 0; i < KPO_BATCH; i++)
-		kpo_expect_optimized(test, kps[i]);
+	kpo_expect_batch_stops(test, "the sysctl on", kpo_batch_opt_on, kps);
+	kpo_expect_batch_optimized(test, kps);
 
-	stops = kpo_batch_stops(test, kpo_batch_unregister, kps);
-	KUNIT_EXPECT_GE_MSG(test, stops, 1, "unregister_kprobes() wrote no text");
-	KUNIT_EXPECT_LE_MSG(test, stops, 2, "unregister_kprobes(): a stop per B");
+	kpo_expect_batch_stops(test, "unregister_kprobes()", kpo_batch_unregister, kps);
 	kpo_expect_words(test, at, orig);
 	KUNIT_EXPECT_EQ(test, kpo_run_load(), 0);
 }
