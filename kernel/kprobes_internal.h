@@ -180,6 +180,7 @@ int kprobe_disarm_all(void);
 
 /* kprobes_text_gone.c */
 extern struct hlist_head kprobe_gone_list;
+void kprobe_text_gone_kunit(void *start, void *end);
 #ifdef CONFIG_MODULES
 int kprobe_watch_modules(void);
 #else
@@ -389,6 +390,8 @@ void kprobe_opt_gather_begin(void);
 void kprobe_opt_gather_end(void);
 void __kprobe_opt_off(struct kprobe *entry);
 void __kprobe_opt_off_many(struct kprobe **entries, int n);
+void __kprobe_opt_off_gather(struct kprobe *entry, struct list_head *active);
+void kprobe_opt_unjump(struct list_head *active);
 void kprobe_opt_cancel(struct kprobe *entry);
 void kprobe_opt_off(struct kprobe *entry);
 void kprobe_opt_release(struct kprobe *entry);
@@ -424,6 +427,9 @@ static inline void kprobe_opt_gather_begin(void) { }
 static inline void kprobe_opt_gather_end(void) { }
 static inline void __kprobe_opt_off(struct kprobe *entry) { }
 static inline void __kprobe_opt_off_many(struct kprobe **entries, int n) { }
+static inline void __kprobe_opt_off_gather(struct kprobe *entry,
+					   struct list_head *active) { }
+static inline void kprobe_opt_unjump(struct list_head *active) { }
 static inline void kprobe_opt_cancel(struct kprobe *entry) { }
 static inline void kprobe_opt_off(struct kprobe *entry) { }
 static inline void kprobe_opt_release(struct kprobe *entry) { }

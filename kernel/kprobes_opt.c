@@ -175,12 +175,15 @@ static void kprobe_opt_solo_update(struct optimized_kprobe *op)
 		   list_first_entry(probes, struct kprobe, list) : NULL);
 }
 
-/*
- * Take the jumps of the ACTIVE probes on @active out with one text write of
- * the architecture's, and move the probes to IDLE.  They stay ACTIVE until
- * the jumps are out: a hit meanwhile needs the region copy.
+/**
+ * kprobe_opt_unjump() - take gathered jumps out together
+ * @active: ACTIVE probes, from __kprobe_opt_off_gather()
+ *
+ * One text write of the architecture's for all of them, and the probes
+ * move to IDLE.  They stay ACTIVE until the jumps are out: a hit meanwhile
+ * needs the region copy.  Called with the text lock held.
  */
-static void kprobe_opt_unjump(struct list_head *active)
+void kprobe_opt_unjump(struct list_head *active)
 {
 	struct optimized_kprobe *op, *next;
 	LIST_HEAD(done);
@@ -197,31 +200,44 @@ static void kprobe_opt_unjump(struct list_head *active)
 }
 
 /**
+ * __kprobe_opt_off_gather() - __kprobe_opt_off(), a jump in place gathered
+ * @entry: a table entry
+ * @active: the jumps gathered so far, for kprobe_opt_unjump()
+ *
+ * A jump in place joins @active, to come out with the others in one text
+ * write rather than one each (on arm64 each is a stop_machine()); anything
+ * else the optimizer holds of @entry is dropped now.  Called with
+ * kprobe_mutex and the text lock held.
+ */
+void __kprobe_opt_off_gather(struct kprobe *entry, struct list_head *active)
+{
+	struct optimized_kprobe *op = kprobe_opt_of(entry);
+
+	lockdep_assert_held(&kprobe_mutex);
+	lockdep_assert_held(&text_mutex);
+	if (!op)
+		return;
+	if (op->state == KPROBE_OPT_ACTIVE)
+		list_add_tail(&op->list, active);
+	else
+		kprobe_opt_idle(op);
+}
+
+/**
  * __kprobe_opt_off_many() - __kprobe_opt_off() for each of a pass's entries
  * @entries: table entries
  * @n: how many
  *
- * The jumps in place come out together, in one text write of the
- * architecture's rather than one each: on arm64 each is a stop_machine().
- * Called with kprobe_mutex and the text lock held.
+ * Their jumps in place come out together.  Called with kprobe_mutex and
+ * the text lock held.
  */
 void __kprobe_opt_off_many(struct kprobe **entries, int n)
 {
-	struct optimized_kprobe *op;
 	LIST_HEAD(active);
 	int i;
 
-	lockdep_assert_held(&kprobe_mutex);
-	lockdep_assert_held(&text_mutex);
-	for (i = 0; i < n; i++) {
-		op = kprobe_opt_of(entries[i]);
-		if (!op)
-			continue;
-		if (op->state == KPROBE_OPT_ACTIVE)
-			list_add_tail(&op->list, &active);
-		else
-			kprobe_opt_idle(op);
-	}
+	for (i = 0; i < n; i++)
+		__kprobe_opt_off_gather(entries[i], &active);
 	kprobe_opt_unjump(&active);
 }
 

@@ -12,6 +12,7 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <kunit/visibility.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/notifier.h>
@@ -23,16 +24,59 @@
 HLIST_HEAD(kprobe_gone_list);
 
 /*
+ * The jumps of the probes on text about to be freed come out first, all
+ * in one text write: on arm64 each alone would stop the machine, and a
+ * module may carry many optimized probes.
+ */
+static void kprobe_gone_unjump(bool (*doomed)(unsigned long addr, void *arg),
+			       void *arg)
+{
+	struct kprobe *entry;
+	LIST_HEAD(active);
+	unsigned int i;
+
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		return;
+	guard(kprobe_text)();
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(entry, kprobe_list_bucket(i), hlist) {
+			if (doomed((unsigned long)entry->addr, arg))
+				__kprobe_opt_off_gather(entry, &active);
+		}
+	}
+	kprobe_opt_unjump(&active);
+}
+
+/*
+ * Then their breakpoints, in one pass as disable_kprobes() does, where
+ * code in that text can still be called until it is freed (@may_run: a
+ * module's init text, from async work its init started), because a
+ * breakpoint that no table entry claims would kill the kernel.  Probes on
+ * ftrace sites always, as ftrace keeps its own records of the sites.
+ */
+static void kprobe_gone_disarm(bool (*doomed)(unsigned long addr, void *arg),
+			       void *arg, bool may_run)
+{
+	struct kprobe *entry;
+	unsigned int i;
+
+	kprobe_pass_begin();
+	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
+		hlist_for_each_entry(entry, kprobe_list_bucket(i), hlist) {
+			if (doomed((unsigned long)entry->addr, arg) &&
+			    kprobe_should_be_armed(entry) &&
+			    (may_run || kprobe_ftrace(entry)))
+				kprobe_disarm_in_place_later(entry);
+		}
+	}
+	kprobe_disable_pass_end();
+}
+
+/*
  * The text under these probes is about to be freed.  Take them out of the
- * table, wait until no CPU can be in their handlers or slots, release
- * their architecture state, and keep them on the gone list for their
- * owners to unregister.
- *
- * With @may_run, code in that text can still be called until it is freed
- * (a module's init text, from async work its init started), so the
- * original instructions are put back first: a breakpoint that no table
- * entry claims would kill the kernel.  Otherwise only ftrace, which keeps
- * its own records, needs telling.
+ * text where they must (above) and out of the table, wait until no CPU
+ * can be in their handlers or slots, release their architecture state,
+ * and keep them on the gone list for their owners to unregister.
  */
 static void kprobe_mark_text_gone(bool (*doomed)(unsigned long addr, void *arg),
 				  void *arg, bool may_run)
@@ -45,17 +89,14 @@ static void kprobe_mark_text_gone(bool (*doomed)(unsigned long addr, void *arg),
 	/* What was learned about functions may be about this text. */
 	kprobe_site_forget_text();
 	arch_kprobe_forget_text();
+	kprobe_gone_unjump(doomed, arg);
+	kprobe_gone_disarm(doomed, arg, may_run);
 	kprobe_unhooked_init(&unhooked);
 	for (i = 0; i < KPROBE_TABLE_SIZE; i++) {
 		/* hlist_del_rcu() keeps the node's next: the walk goes on. */
 		hlist_for_each_entry(entry, kprobe_list_bucket(i), hlist) {
 			if (!doomed((unsigned long)entry->addr, arg))
 				continue;
-			if (kprobe_should_be_armed(entry) &&
-			    (may_run || kprobe_ftrace(entry)))
-				kprobe_disarm(entry);
-			/* Out of the optimizer's hands before the text goes. */
-			kprobe_opt_off(entry);
 			hlist_del_rcu(&entry->hlist);
 			kprobe_unhooked_add(&unhooked, entry);
 		}
@@ -98,6 +139,26 @@ void kprobe_free_init_mem(void)
 	guard(mutex)(&kprobe_mutex);
 	kprobe_mark_text_gone(kprobe_in_range, range, false);
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * kprobe_text_gone_kunit() - the probes on [@start, @end) go as if that
+ * text were a module's init text about to be freed
+ * @start: the first byte
+ * @end: the byte past the last
+ *
+ * The text stays: with its probes taken out of it and [GONE], it runs
+ * unprobed, and their owners unregister them as usual.
+ */
+void kprobe_text_gone_kunit(void *start, void *end)
+{
+	unsigned long range[2] = { (unsigned long)start, (unsigned long)end };
+
+	guard(mutex)(&kprobe_mutex);
+	kprobe_mark_text_gone(kprobe_in_range, range, true);
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_text_gone_kunit);
+#endif
 
 #ifdef CONFIG_MODULES
 static bool kprobe_in_module(unsigned long addr, void *arg)

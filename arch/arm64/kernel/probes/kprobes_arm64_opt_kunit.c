@@ -246,10 +246,16 @@ static kprobe_opcode_t *kpo_word(void *func, int word)
 	return (kprobe_opcode_t *)func + word;
 }
 
+/* The instruction at @at, as the CPU reads it. */
+static u32 kpo_insn_at(const kprobe_opcode_t *at)
+{
+	return le32_to_cpu((__force __le32)READ_ONCE(*at));
+}
+
 /* A B's target: its 26-bit immediate counts words. */
 static unsigned long kpo_b_target(const kprobe_opcode_t *at)
 {
-	u32 b = le32_to_cpu((__force __le32)READ_ONCE(*at));
+	u32 b = kpo_insn_at(at);
 
 	return (unsigned long)at + sign_extend64((u64)(b & GENMASK(25, 0)) << 2, 27);
 }
@@ -260,7 +266,7 @@ static unsigned long kpo_b_target(const kprobe_opcode_t *at)
  */
 static void kpo_expect_optimized(struct kunit *test, struct kprobe *p)
 {
-	u32 now = le32_to_cpu((__force __le32)READ_ONCE(*p->addr));
+	u32 now = kpo_insn_at(p->addr);
 
 	KUNIT_ASSERT_EQ(test, kprobe_opt_state_of(p), KPROBE_OPT_ACTIVE);
 	KUNIT_ASSERT_TRUE_MSG(test, aarch64_insn_is_b(now),
@@ -271,7 +277,7 @@ static void kpo_expect_optimized(struct kunit *test, struct kprobe *p)
 /* @p is a BRK probe, and stays one. */
 static void kpo_expect_brk(struct kunit *test, struct kprobe *p)
 {
-	u32 now = le32_to_cpu((__force __le32)READ_ONCE(*p->addr));
+	u32 now = kpo_insn_at(p->addr);
 
 	KUNIT_EXPECT_NE(test, kprobe_opt_state_of(p), KPROBE_OPT_ACTIVE);
 	KUNIT_EXPECT_EQ(test, now, BRK64_OPCODE_KPROBES);
@@ -806,29 +812,23 @@ static void kpo_expect_words(struct kunit *test, kprobe_opcode_t **at,
 	int i;
 
 	for (i = 0; i < KPO_BATCH; i++) {
-		now = le32_to_cpu((__force __le32)READ_ONCE(*at[i]));
+		now = kpo_insn_at(at[i]);
 		KUNIT_EXPECT_EQ_MSG(test, now, orig[i], "at %pS", at[i]);
 	}
 }
 
 /*
- * A batch's jumps go in together, and come out together: registering
- * optimizable probes with register_kprobes() (or enabling them) stops the
- * machine once for their BRKs and once for their Bs, and disable_kprobes()
- * or unregister_kprobes() once for the Bs and once for the BRKs under
- * them, where each B going in or out on its own stopped the machine once
- * per probe.  The sysctl takes every B out, and puts them back, with one
- * stop each way.  The stops are counted with a probe on
- * stop_machine_cpuslocked(), which aarch64_insn_patch_text() calls, for
- * this task only.
+ * The stop counter on stop_machine_cpuslocked(), which
+ * aarch64_insn_patch_text() calls, counting this task's stops only, and
+ * KPO_BATCH optimizable probes, not yet registered, on word 1 of four
+ * functions: at[] their addresses, orig[] the words there.
  */
-static void opt_batch_jumps_together(struct kunit *test)
+static struct kprobe **kpo_batch_make(struct kunit *test,
+				      kprobe_opcode_t **at, u32 *orig)
 {
 	static void * const funcs[KPO_BATCH] = { kpo_load, kpo_nop, kpo_adr, kpo_b };
-	kprobe_opcode_t *at[KPO_BATCH];
 	struct kprobe **kps, *counter;
 	struct kpo_probe *op;
-	u32 orig[KPO_BATCH];
 	int i;
 
 	counter = kunit_kzalloc(test, sizeof(*counter), GFP_KERNEL);
@@ -841,7 +841,7 @@ static void opt_batch_jumps_together(struct kunit *test)
 		op = kunit_kzalloc(test, sizeof(*op), GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, op);
 		at[i] = kpo_word(funcs[i], 1);
-		orig[i] = le32_to_cpu((__force __le32)READ_ONCE(*at[i]));
+		orig[i] = kpo_insn_at(at[i]);
 		op->kp.addr = at[i];
 		op->kp.pre_handler = kpo_pre;
 		kps[i] = &op->kp;
@@ -849,7 +849,26 @@ static void opt_batch_jumps_together(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, register_kprobe(counter), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpo_unregister_action,
 							counter), 0);
+	return kps;
+}
 
+/*
+ * A batch's jumps go in together, and come out together: registering
+ * optimizable probes with register_kprobes() (or enabling them) stops the
+ * machine once for their BRKs and once for their Bs, and disable_kprobes()
+ * or unregister_kprobes() once for the Bs and once for the BRKs under
+ * them, where each B going in or out on its own stopped the machine once
+ * per probe.  The sysctl takes every B out, and puts them back, with one
+ * stop each way.
+ */
+static void opt_batch_jumps_together(struct kunit *test)
+{
+	kprobe_opcode_t *at[KPO_BATCH];
+	struct kprobe **kps;
+	u32 orig[KPO_BATCH];
+	int i;
+
+	kps = kpo_batch_make(test, at, orig);
 	kpo_expect_batch_stops(test, "register_kprobes()", kpo_batch_register, kps);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpo_unregister_batch,
 							kps), 0);
@@ -873,6 +892,51 @@ static void opt_batch_jumps_together(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpo_run_load(), 0);
 }
 
+/* The text under the batch goes, as a module's init text would. */
+static int kpo_batch_text_gone(struct kprobe **kps)
+{
+	kprobe_opcode_t *lo = kps[0]->addr, *hi = kps[0]->addr;
+	int i;
+
+	for (i = 1; i < KPO_BATCH; i++) {
+		lo = min(lo, kps[i]->addr);
+		hi = max(hi, kps[i]->addr);
+	}
+	kprobe_text_gone_kunit(lo, hi + 1);
+	return 0;
+}
+
+/*
+ * Text that goes away (a module unloading, or its init text freed) takes
+ * its probes' jumps out together, and, where that text may still run
+ * until it is freed, their BRKs together: a stop for each, where each B
+ * and each BRK stopped the machine on its own.  The text here stays: it
+ * holds its own instructions again and runs unprobed, and the [GONE]
+ * probes unregister as usual.
+ */
+static void opt_text_gone_together(struct kunit *test)
+{
+	kprobe_opcode_t *at[KPO_BATCH];
+	struct kprobe **kps;
+	u32 orig[KPO_BATCH];
+	int i;
+
+	kps = kpo_batch_make(test, at, orig);
+	KUNIT_ASSERT_EQ(test, register_kprobes(kps, KPO_BATCH), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kpo_unregister_batch,
+							kps), 0);
+	kpo_expect_batch_optimized(test, kps);
+
+	kpo_expect_batch_stops(test, "the text going", kpo_batch_text_gone, kps);
+	kpo_expect_words(test, at, orig);
+	for (i = 0; i < KPO_BATCH; i++)
+		KUNIT_EXPECT_TRUE_MSG(test, kprobe_gone(kps[i]), "%pS",
+				      kps[i]->addr);
+	KUNIT_EXPECT_EQ(test, kpo_run_load(), 0);
+	for (i = 0; i < KPO_BATCH; i++)
+		KUNIT_EXPECT_EQ(test, container_of(kps[i], struct kpo_probe, kp)->pre, 0);
+}
+
 static int kpo_suite_init(struct kunit_suite *suite)
 {
 	/* Every case expects the sysctl's default. */
@@ -891,6 +955,7 @@ static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(opt_post_handler_keeps_brk),
 	KUNIT_CASE(opt_kretprobe_entry),
 	KUNIT_CASE(opt_batch_jumps_together),
+	KUNIT_CASE(opt_text_gone_together),
 	KUNIT_CASE_ATTR(opt_preempted_in_detour, { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };
