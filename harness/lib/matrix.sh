@@ -13,7 +13,7 @@ KP_MATRIX_ARCHES+=" parisc parisc64 sh sparc64 loongarch64"
 # Configuration variants, as a build bot would try them: "ARCH+NAME" is the
 # arch's kernel with harness/config/matrix/variant-NAME.config on top.  The
 # whole matrix ("all", or no --arch) builds each on these arches.
-KP_MATRIX_VARIANTS="nojumplabel noftrace nomodules kunit-builtin nosmp nopreempt nokprobes"
+KP_MATRIX_VARIANTS="nojumplabel noftrace nomodules kunit-builtin nokunit nosmp nopreempt nokprobes"
 KP_MATRIX_VARIANT_ARCHES="x86_64 arm64"
 KP_MATRIX_LOGS=$KP_ROOT/out/logs
 

@@ -89,7 +89,7 @@ done
 
 # "all" is every arch and every variant of the two variant arches.
 all=$(matrix_all | tr '\n' ' ')
-for want in loongarch64 sparc64 x86_64+nojumplabel x86_64+nosmp arm64+kunit-builtin; do
+for want in loongarch64 sparc64 x86_64+nojumplabel x86_64+nosmp arm64+kunit-builtin arm64+nokunit; do
 	[[ " $all " == *" $want "* ]] || fail "matrix_all lacks $want"
 done
 # ... but what the arch cannot be (arm64 is always SMP).
