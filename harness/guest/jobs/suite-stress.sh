@@ -38,10 +38,11 @@
 #    - Then, while a workload checks its own results (a file read back,
 #      pipe data, a checksum, exit statuses), kprobes in
 #      register_kprobes() batches of up to 4096 on every boundary taken
-#      (on the debug kernel, in the dense rounds, a function that
-#      registering a probe runs often, as the function tracer counted it,
-#      goes in a batch of its own: each later registration of the batch
-#      would hit its probes, each hit running lockdep's checks): a
+#      (in the post round, and on the debug kernel in the pre and
+#      sparse rounds too, a function that registering a probe runs
+#      often, as the function tracer counted it, goes in a batch of its
+#      own: each later registration of the batch would hit its probes,
+#      each hit two exceptions and a handler, or lockdep's checks): a
 #      pre_handler only; with a post_handler; sparse (at least 16 bytes
 #      apart, 2 s, then up to 30 s more while the list shows more
 #      [OPTIMIZED]; none optimized on x86_64 fails); a kretprobe on each
